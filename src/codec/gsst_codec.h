@@ -1,0 +1,234 @@
+/*
+ * gsst_codec.h - the gsst codec: FSST-style symbol tables, per-value encode
+ * and decode, and the GSST tile (batch) format.
+ *
+ * Pure C11.  No PostgreSQL and no CUDA headers: this is the single source of
+ * truth for every byte format that gsst writes.  The codec never allocates;
+ * callers own all memory (so PostgreSQL can use palloc, the GPU library
+ * cudaMalloc, tests malloc).  See FORMAT.md beside this file for the byte
+ * layouts and the encoding rule.
+ */
+#ifndef GSST_CODEC_H
+#define GSST_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- constants that are part of the format (never change them) ---- */
+
+#define GSST_MAX_SYMBOLS      255   /* codes 0..254 are symbols */
+#define GSST_ESCAPE           255   /* code 255: next byte is a literal */
+#define GSST_MAX_SYMBOL_LEN   8
+#define GSST_SEGMENT_BYTES    4096  /* long values restart matching here */
+#define GSST_HASH_BUCKETS     256   /* buckets of the long and pair hashes */
+#define GSST_HASH_WAYS        4     /* entries per bucket */
+#define GSST_TABLE_VERSION    1
+#define GSST_TILE_VERSION     1
+#define GSST_TILE_MAGIC       0x4c545347u   /* "GSTL" little-endian */
+#define GSST_TILE_HEADER_BYTES 48
+
+/* Serialized table: 2 header bytes + 8 length counts + symbol bytes. */
+#define GSST_TABLE_MAX_BYTES  (10 + GSST_MAX_SYMBOLS * GSST_MAX_SYMBOL_LEN)
+
+/* Bytes the encoder may write past out_limit (see gsst_encode_value). */
+#define GSST_ENCODE_SLACK     16
+
+/* Default raw bytes per tile split (parallel decode unit). */
+#define GSST_DEFAULT_SPLIT_BYTES (32 * 1024)
+
+typedef enum gsst_status
+{
+	GSST_OK = 0,
+	GSST_ERR_TRUNCATED = -1,		/* input ends early */
+	GSST_ERR_VERSION = -2,			/* unknown version or magic */
+	GSST_ERR_BAD_TABLE = -3,		/* symbol table violates the format */
+	GSST_ERR_BAD_CODE = -4,			/* code beyond the table */
+	GSST_ERR_DANGLING_ESCAPE = -5,	/* escape code is the last byte */
+	GSST_ERR_LENGTH = -6,			/* lengths do not add up */
+	GSST_ERR_OFFSET = -7,			/* offset or index out of range */
+	GSST_ERR_SPACE = -8,			/* output buffer too small */
+	GSST_ERR_ARG = -9				/* invalid argument from the caller */
+} gsst_status;
+
+const char *gsst_strerror(int status);
+
+/* ---- symbol table ---- */
+
+/*
+ * A loaded (validated) symbol table; it is also the decoder.  Codes are in
+ * canonical order: by length, then by bytes.  symbol[c] holds the bytes of
+ * code c little-endian, zero padded; len[c] is 0 for unused codes and for
+ * GSST_ESCAPE.
+ */
+typedef struct gsst_table
+{
+	uint64_t	symbol[256];
+	uint8_t		len[256];
+	uint32_t	nsymbols;
+	uint8_t		count_by_len[GSST_MAX_SYMBOL_LEN + 1];	/* [1..8] */
+} gsst_table;
+
+/*
+ * Encoder state derived from a table.  Everything an encoder needs fits in
+ * about 10 KB, the same structures the GPU keeps in shared memory:
+ *   byte_code[b]      code of 1-byte symbol b, or GSST_ESCAPE;
+ *   pair_hash         256 buckets x 4: (b0 | b1 << 8 | code << 24);
+ *   long_hash         256 buckets x 4: (3-byte prefix | code << 24), for
+ *                     symbols of 3..8 bytes, at most one per prefix.
+ * Empty hash entries carry code GSST_ESCAPE.
+ */
+typedef struct gsst_encoder
+{
+	uint32_t	long_hash[GSST_HASH_BUCKETS * GSST_HASH_WAYS];
+	uint32_t	pair_hash[GSST_HASH_BUCKETS * GSST_HASH_WAYS];
+	uint64_t	symbol[256];
+	uint64_t	mask[256];		/* mask[c] keeps the len[c] low bytes */
+	uint8_t		len[256];
+	uint8_t		byte_code[256];
+	gsst_table	table;
+} gsst_encoder;
+
+/* The hash both encoders (CPU and GPU) use to place keys in buckets. */
+static inline uint32_t
+gsst_hash_bucket(uint32_t key)
+{
+	return (key * 0x9E3779B1u) >> 24;	/* 256 buckets */
+}
+
+/* Validate and load a serialized table.  *consumed gets its size. */
+int			gsst_table_load(gsst_table *table, const uint8_t *in, size_t in_len,
+							size_t *consumed);
+
+/* Serialize; returns bytes written (<= GSST_TABLE_MAX_BYTES), or < 0. */
+int			gsst_table_serialize(const gsst_table *table, uint8_t *out, size_t cap);
+
+/* Size of the serialized form. */
+size_t		gsst_table_serialized_size(const gsst_table *table);
+
+/*
+ * Build a table from a list of symbols (any order; they are sorted into
+ * canonical order).  Fails with GSST_ERR_BAD_TABLE if the set breaks the
+ * profile: duplicates, lengths outside 1..8, two long symbols with the same
+ * 3-byte prefix, or a hash bucket with more than GSST_HASH_WAYS entries.
+ */
+int			gsst_table_build(gsst_table *table, const uint64_t *symbols,
+							 const uint8_t *lens, size_t n);
+
+/* Derive encoder state from a validated table. */
+void		gsst_encoder_init(gsst_encoder *enc, const gsst_table *table);
+
+/* ---- training ---- */
+
+/* Scratch memory the trainer needs; pass a buffer of this many bytes. */
+size_t		gsst_train_work_bytes(void);
+
+/*
+ * Train a table from values[i] of lens[i] bytes.  Deterministic: the same
+ * values give the same table.  work must hold gsst_train_work_bytes() bytes
+ * and be 8-byte aligned.
+ */
+int			gsst_train(gsst_table *table, const uint8_t *const *values,
+					   const size_t *lens, size_t n, void *work);
+
+/* ---- per-value encode / decode ---- */
+
+/*
+ * Encode one value.  Reads exactly in[0..len).  Writes the codes to out and
+ * returns their count, or (size_t) -1 when more than out_limit bytes would be
+ * needed; out must have room for out_limit + GSST_ENCODE_SLACK bytes.  The
+ * caller stores the value raw when the codes are not shorter than it wants.
+ * Values longer than GSST_SEGMENT_BYTES are encoded segment by segment.
+ */
+size_t		gsst_encode_value(const gsst_encoder *enc, const uint8_t *in,
+							  size_t len, uint8_t *out, size_t out_limit);
+
+/* Decoded length of a code sequence, validating it; < 0 on bad input. */
+int64_t		gsst_decoded_length(const gsst_table *table, const uint8_t *in,
+								size_t in_len);
+
+/*
+ * Decode a code sequence into out[0..out_cap).  Returns the decoded length
+ * or < 0.  Never reads past in[in_len) nor writes past out[out_cap).
+ */
+int64_t		gsst_decode_value(const gsst_table *table, const uint8_t *in,
+							  size_t in_len, uint8_t *out, size_t out_cap);
+
+/* ---- the PostgreSQL datum header (FORMAT.md, "Datum") ---- */
+
+#define GSST_DATUM_MAX_HEADER 6
+#define GSST_DATUM_VERSION    1
+#define GSST_MAX_TABLE_ID     0x3fffffffu
+
+/* Write 0x00 + varint(table_id << 2 | (version - 1)); returns its length. */
+size_t		gsst_datum_header_write(uint32_t table_id, uint8_t *out);
+
+/*
+ * Parse the header of an encoded datum (which starts with 0x00).  Returns
+ * the header length and sets *table_id, or < 0 (truncated, unknown version,
+ * overlong varint).
+ */
+int			gsst_datum_header_parse(const uint8_t *in, size_t len, uint32_t *table_id);
+
+/* ---- tiles (the GSST batch format, FORMAT.md) ---- */
+
+typedef struct gsst_tile
+{
+	/* parsed header */
+	uint32_t	version;
+	uint32_t	offset_width;	/* 4 or 8 bytes per index entry */
+	uint32_t	segment_bytes;
+	uint32_t	table_bytes;
+	uint64_t	nvalues;
+	uint64_t	nsplits;
+	uint64_t	raw_bytes;
+	uint64_t	code_bytes;
+	/* pointers into the tile buffer */
+	const uint8_t *comp_offsets;	/* nvalues + 1 entries */
+	const uint8_t *raw_offsets;		/* nvalues + 1 entries */
+	const uint8_t *splits;			/* (nsplits + 1) x 3 entries */
+	const uint8_t *codes;
+	size_t		tile_bytes;
+	gsst_table	table;
+} gsst_tile;
+
+/* Upper bound of the tile size for n values of raw_bytes in total. */
+size_t		gsst_tile_bound(size_t n, size_t raw_bytes, size_t split_bytes);
+
+/*
+ * Encode values data[offsets[i] .. offsets[i+1]) for i < n into a tile.
+ * split_bytes is the target raw size of a split (0 = default).  Returns
+ * GSST_OK and the tile size in *tile_len.
+ */
+int			gsst_tile_encode(const gsst_encoder *enc, const uint8_t *data,
+							 const uint64_t *offsets, size_t n, size_t split_bytes,
+							 uint8_t *out, size_t cap, size_t *tile_len);
+
+/* Parse and fully validate a tile (hostile input allowed). */
+int			gsst_tile_open(gsst_tile *tile, const uint8_t *buf, size_t len);
+
+/* Entry accessors of an opened tile. */
+uint64_t	gsst_tile_comp_offset(const gsst_tile *tile, uint64_t i);
+uint64_t	gsst_tile_raw_offset(const gsst_tile *tile, uint64_t i);
+void		gsst_tile_split(const gsst_tile *tile, uint64_t s, uint64_t *first_value,
+							uint64_t *comp_offset, uint64_t *raw_offset);
+
+/* Decode the whole tile: out gets all values back to back (raw_bytes). */
+int			gsst_tile_decode_all(const gsst_tile *tile, uint8_t *out, size_t out_cap);
+
+/* Decode split s into out + its raw offset (out holds raw_bytes). */
+int			gsst_tile_decode_split(const gsst_tile *tile, uint64_t s, uint8_t *out,
+								   size_t out_cap);
+
+/* Decode value i alone; returns its length or < 0. */
+int64_t		gsst_tile_decode_one(const gsst_tile *tile, uint64_t i, uint8_t *out,
+								 size_t out_cap);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GSST_CODEC_H */
