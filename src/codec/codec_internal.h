@@ -1,0 +1,95 @@
+/*
+ * codec_internal.h - helpers shared by the codec's translation units.
+ */
+#ifndef GSST_CODEC_INTERNAL_H
+#define GSST_CODEC_INTERNAL_H
+
+#include <string.h>
+
+#include "gsst_codec.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define GSST_LIKELY(x)   __builtin_expect(!!(x), 1)
+#define GSST_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define GSST_INLINE      static inline __attribute__((always_inline))
+#else
+#define GSST_LIKELY(x)   (x)
+#define GSST_UNLIKELY(x) (x)
+#define GSST_INLINE      static inline
+#endif
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "gsst's fast paths assume a little-endian host"
+#endif
+
+GSST_INLINE uint64_t
+load_u64(const uint8_t *p)
+{
+	uint64_t	v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+GSST_INLINE void
+store_u64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+GSST_INLINE uint32_t
+load_u32(const uint8_t *p)
+{
+	uint32_t	v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+GSST_INLINE void
+store_u32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+/* Load up to 8 bytes, zero padded. */
+GSST_INLINE uint64_t
+load_partial(const uint8_t *p, size_t n)
+{
+	uint64_t	v = 0;
+
+	memcpy(&v, p, n < 8 ? n : 8);
+	return v;
+}
+
+/* Mask keeping the n low bytes of a word, n in 0..8. */
+GSST_INLINE uint64_t
+low_bytes_mask(unsigned n)
+{
+	return n >= 8 ? ~(uint64_t) 0 : (((uint64_t) 1 << (8 * n)) - 1);
+}
+
+/*
+ * Look a key up in one of the encoder's 4-way hashes: returns the code of
+ * the entry whose low 24 bits equal key, or GSST_ESCAPE.  Symbol keys are
+ * unique within a hash; an empty entry (code 255) may carry any key, so the
+ * smallest matching code wins.
+ */
+GSST_INLINE unsigned
+hash_lookup(const uint32_t *hash, uint32_t key)
+{
+	const uint32_t *bucket = hash + gsst_hash_bucket(key) * GSST_HASH_WAYS;
+	unsigned	code = GSST_ESCAPE;
+
+	for (int way = 0; way < GSST_HASH_WAYS; way++)
+	{
+		unsigned	entry_code = bucket[way] >> 24;
+
+		if ((bucket[way] & 0xFFFFFFu) == key && entry_code < code)
+			code = entry_code;
+	}
+	return code;
+}
+
+
+#endif							/* GSST_CODEC_INTERNAL_H */

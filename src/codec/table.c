@@ -1,0 +1,259 @@
+/*
+ * table.c - symbol tables: canonical form, the GPU-encodable profile,
+ * serialization, validation of untrusted bytes, and encoder state.
+ */
+#include "codec_internal.h"
+
+const char *
+gsst_strerror(int status)
+{
+	switch (status)
+	{
+		case GSST_OK:
+			return "ok";
+		case GSST_ERR_TRUNCATED:
+			return "input is truncated";
+		case GSST_ERR_VERSION:
+			return "unknown format version or magic";
+		case GSST_ERR_BAD_TABLE:
+			return "invalid symbol table";
+		case GSST_ERR_BAD_CODE:
+			return "code beyond the symbol table";
+		case GSST_ERR_DANGLING_ESCAPE:
+			return "escape code at the end of the input";
+		case GSST_ERR_LENGTH:
+			return "lengths do not add up";
+		case GSST_ERR_OFFSET:
+			return "offset or index out of range";
+		case GSST_ERR_SPACE:
+			return "output buffer too small";
+		case GSST_ERR_ARG:
+			return "invalid argument";
+	}
+	return "unknown error";
+}
+
+/* Bytes of a symbol as a big-endian number: orders like memcmp. */
+static uint64_t
+symbol_sort_key(uint64_t symbol)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return __builtin_bswap64(symbol);
+#else
+	uint64_t	key = 0;
+
+	for (int i = 0; i < 8; i++)
+		key = (key << 8) | ((symbol >> (8 * i)) & 0xFF);
+	return key;
+#endif
+}
+
+/* Canonical order: by length, then by bytes.  Returns <0, 0, >0. */
+static int
+symbol_compare(uint64_t sym_a, unsigned len_a, uint64_t sym_b, unsigned len_b)
+{
+	uint64_t	key_a,
+				key_b;
+
+	if (len_a != len_b)
+		return len_a < len_b ? -1 : 1;
+	key_a = symbol_sort_key(sym_a);
+	key_b = symbol_sort_key(sym_b);
+	return key_a < key_b ? -1 : key_a > key_b;
+}
+
+/*
+ * Check the GPU-encodable profile of a canonically ordered symbol list: one
+ * long symbol per 3-byte prefix and at most GSST_HASH_WAYS keys per bucket
+ * of either hash.  Also fills the table's derived fields.
+ */
+static int
+check_profile_and_fill(gsst_table *table)
+{
+	uint32_t	long_keys[GSST_HASH_BUCKETS][GSST_HASH_WAYS];
+	uint8_t		long_fill[GSST_HASH_BUCKETS] = {0};
+	uint8_t		pair_fill[GSST_HASH_BUCKETS] = {0};
+
+	memset(table->count_by_len, 0, sizeof(table->count_by_len));
+	for (uint32_t code = 0; code < table->nsymbols; code++)
+	{
+		unsigned	len = table->len[code];
+		uint64_t	sym = table->symbol[code];
+
+		if (len < 1 || len > GSST_MAX_SYMBOL_LEN || (sym & ~low_bytes_mask(len)) != 0)
+			return GSST_ERR_BAD_TABLE;
+		if (code > 0 && symbol_compare(table->symbol[code - 1], table->len[code - 1],
+									   sym, len) >= 0)
+			return GSST_ERR_BAD_TABLE;
+		table->count_by_len[len]++;
+		if (len == 2)
+		{
+			if (++pair_fill[gsst_hash_bucket((uint32_t) sym)] > GSST_HASH_WAYS)
+				return GSST_ERR_BAD_TABLE;
+		}
+		else if (len >= 3)
+		{
+			uint32_t	prefix = (uint32_t) (sym & 0xFFFFFF);
+			uint32_t	bucket = gsst_hash_bucket(prefix);
+
+			/* equal prefixes land in one bucket: one long symbol each */
+			for (unsigned way = 0; way < long_fill[bucket]; way++)
+				if (long_keys[bucket][way] == prefix)
+					return GSST_ERR_BAD_TABLE;
+			if (long_fill[bucket] == GSST_HASH_WAYS)
+				return GSST_ERR_BAD_TABLE;
+			long_keys[bucket][long_fill[bucket]++] = prefix;
+		}
+	}
+	for (uint32_t code = table->nsymbols; code < 256; code++)
+	{
+		table->symbol[code] = 0;
+		table->len[code] = 0;
+	}
+	return GSST_OK;
+}
+
+int
+gsst_table_build(gsst_table *table, const uint64_t *symbols, const uint8_t *lens,
+				 size_t n)
+{
+	if (table == NULL || (n > 0 && (symbols == NULL || lens == NULL)))
+		return GSST_ERR_ARG;
+	if (n > GSST_MAX_SYMBOLS)
+		return GSST_ERR_BAD_TABLE;
+
+	/* insertion sort into canonical order: n <= 255 */
+	table->nsymbols = 0;
+	for (size_t i = 0; i < n; i++)
+	{
+		uint32_t	pos = table->nsymbols;
+
+		if (lens[i] < 1 || lens[i] > GSST_MAX_SYMBOL_LEN)
+			return GSST_ERR_BAD_TABLE;
+		while (pos > 0 && symbol_compare(table->symbol[pos - 1], table->len[pos - 1],
+										 symbols[i], lens[i]) > 0)
+		{
+			table->symbol[pos] = table->symbol[pos - 1];
+			table->len[pos] = table->len[pos - 1];
+			pos--;
+		}
+		table->symbol[pos] = symbols[i];
+		table->len[pos] = lens[i];
+		table->nsymbols++;
+	}
+	return check_profile_and_fill(table);
+}
+
+size_t
+gsst_table_serialized_size(const gsst_table *table)
+{
+	size_t		size = 10;
+
+	for (uint32_t code = 0; code < table->nsymbols; code++)
+		size += table->len[code];
+	return size;
+}
+
+int
+gsst_table_serialize(const gsst_table *table, uint8_t *out, size_t cap)
+{
+	size_t		size = gsst_table_serialized_size(table);
+	uint8_t    *p = out;
+
+	if (size > cap)
+		return GSST_ERR_SPACE;
+	*p++ = GSST_TABLE_VERSION;
+	*p++ = 0;
+	for (int len = 1; len <= GSST_MAX_SYMBOL_LEN; len++)
+		*p++ = table->count_by_len[len];
+	for (uint32_t code = 0; code < table->nsymbols; code++)
+	{
+		uint64_t	sym = table->symbol[code];
+
+		for (unsigned i = 0; i < table->len[code]; i++)
+			*p++ = (uint8_t) (sym >> (8 * i));
+	}
+	return (int) size;
+}
+
+int
+gsst_table_load(gsst_table *table, const uint8_t *in, size_t in_len, size_t *consumed)
+{
+	size_t		pos = 10;
+	uint32_t	total = 0;
+
+	if (table == NULL || (in == NULL && in_len > 0))
+		return GSST_ERR_ARG;
+	if (in_len < 2)
+		return GSST_ERR_TRUNCATED;
+	if (in[0] != GSST_TABLE_VERSION || in[1] != 0)
+		return GSST_ERR_VERSION;
+	if (in_len < 10)
+		return GSST_ERR_TRUNCATED;
+	for (int len = 1; len <= GSST_MAX_SYMBOL_LEN; len++)
+		total += in[1 + len];
+	if (total > GSST_MAX_SYMBOLS)
+		return GSST_ERR_BAD_TABLE;
+
+	table->nsymbols = 0;
+	for (int len = 1; len <= GSST_MAX_SYMBOL_LEN; len++)
+	{
+		for (unsigned i = 0; i < in[1 + len]; i++)
+		{
+			if (in_len - pos < (size_t) len)
+				return GSST_ERR_TRUNCATED;
+			table->symbol[table->nsymbols] = load_partial(in + pos, (size_t) len);
+			table->len[table->nsymbols] = (uint8_t) len;
+			table->nsymbols++;
+			pos += (size_t) len;
+		}
+	}
+	if (consumed != NULL)
+		*consumed = pos;
+	return check_profile_and_fill(table);
+}
+
+void
+gsst_encoder_init(gsst_encoder *enc, const gsst_table *table)
+{
+	uint8_t		long_fill[GSST_HASH_BUCKETS] = {0};
+	uint8_t		pair_fill[GSST_HASH_BUCKETS] = {0};
+
+	memset(enc->byte_code, GSST_ESCAPE, sizeof(enc->byte_code));
+	for (size_t i = 0; i < GSST_HASH_BUCKETS * GSST_HASH_WAYS; i++)
+	{
+		enc->long_hash[i] = (uint32_t) GSST_ESCAPE << 24;
+		enc->pair_hash[i] = (uint32_t) GSST_ESCAPE << 24;
+	}
+	for (unsigned code = 0; code < 256; code++)
+	{
+		enc->symbol[code] = table->symbol[code];
+		enc->len[code] = table->len[code];
+		enc->mask[code] = low_bytes_mask(table->len[code]);
+	}
+	for (uint32_t code = 0; code < table->nsymbols; code++)
+	{
+		uint64_t	sym = table->symbol[code];
+		unsigned	len = table->len[code];
+
+		if (len == 1)
+			enc->byte_code[sym & 0xFF] = (uint8_t) code;
+		else if (len == 2)
+		{
+			uint32_t	key = (uint32_t) sym;
+			uint32_t	bucket = gsst_hash_bucket(key);
+
+			enc->pair_hash[bucket * GSST_HASH_WAYS + pair_fill[bucket]++] =
+				key | code << 24;
+		}
+		else
+		{
+			uint32_t	key = (uint32_t) (sym & 0xFFFFFF);
+			uint32_t	bucket = gsst_hash_bucket(key);
+
+			enc->long_hash[bucket * GSST_HASH_WAYS + long_fill[bucket]++] =
+				key | code << 24;
+		}
+	}
+	enc->table = *table;
+}
