@@ -72,24 +72,23 @@ low_bytes_mask(unsigned n)
 /*
  * Look a key up in one of the encoder's 4-way hashes: returns the code of
  * the entry whose low 24 bits equal key, or GSST_ESCAPE.  Symbol keys are
- * unique within a hash; an empty entry (code 255) may carry any key, so the
- * smallest matching code wins.
+ * unique, and empty entries hold a key that hashes to another bucket
+ * (gsst_encoder_init sees to it), so at most one entry matches and the
+ * four compares need no branches.
  */
 GSST_INLINE unsigned
 hash_lookup(const uint32_t *hash, uint32_t key)
 {
 	const uint32_t *bucket = hash + gsst_hash_bucket(key) * GSST_HASH_WAYS;
-	unsigned	code = GSST_ESCAPE;
+	uint32_t	found = 0;
 
 	for (int way = 0; way < GSST_HASH_WAYS; way++)
 	{
-		unsigned	entry_code = bucket[way] >> 24;
+		uint32_t	hit = -(uint32_t) ((bucket[way] & 0xFFFFFFu) == key);
 
-		if ((bucket[way] & 0xFFFFFFu) == key && entry_code < code)
-			code = entry_code;
+		found |= hit & ((bucket[way] >> 24) ^ GSST_ESCAPE);
 	}
-	return code;
+	return found ^ GSST_ESCAPE;
 }
-
 
 #endif							/* GSST_CODEC_INTERNAL_H */

@@ -31,42 +31,64 @@ gsst_decode_run(const gsst_table *table, const uint8_t *in, const uint8_t *in_en
 	uint8_t    *o = out;
 	unsigned	unused_code = 0;
 
-	/* fast path: 8 codes without escapes, room for 8 full stores */
-	while (in_end - in >= 8 && out_end - o >= 64)
+	/*
+	 * When the output has room for a full 8-byte store per code, no code
+	 * needs a bounds check: the usual case inside a tile or a roomy buffer.
+	 */
+	if ((size_t) (out_end - o) / 8 >= (size_t) (in_end - in))
 	{
-		uint64_t	codes = load_u64(in);
-
-		if (GSST_UNLIKELY(has_escape_byte(codes)))
+		while (in_end - in >= 8)
 		{
-			unsigned	code = in[0];
+			uint64_t	codes = load_u64(in);
 
-			if (code == GSST_ESCAPE)
+			if (GSST_UNLIKELY(has_escape_byte(codes)))
 			{
-				*o++ = in[1];
-				in += 2;
+				/* one code at a time up to and past the escape */
+				unsigned	code = *in++;
+
+				if (code == GSST_ESCAPE)
+					*o++ = *in++;
+				else
+				{
+					store_u64(o, symbol[code]);
+					o += len[code];
+					unused_code |= len[code] == 0;
+				}
+				continue;
+			}
+			for (int i = 0; i < 8; i++)
+			{
+				unsigned	code = (unsigned) (codes >> (8 * i)) & 0xFF;
+
+				store_u64(o, symbol[code]);
+				o += len[code];
+				unused_code |= len[code] == 0;
+			}
+			in += 8;
+		}
+		while (in < in_end)
+		{
+			unsigned	code = *in++;
+
+			if (GSST_UNLIKELY(code == GSST_ESCAPE))
+			{
+				if (in == in_end)
+					return GSST_ERR_DANGLING_ESCAPE;
+				*o++ = *in++;
 			}
 			else
 			{
 				store_u64(o, symbol[code]);
 				o += len[code];
 				unused_code |= len[code] == 0;
-				in += 1;
 			}
-			continue;
 		}
-		for (int i = 0; i < 8; i++)
-		{
-			unsigned	code = (unsigned) (codes >> (8 * i)) & 0xFF;
-
-			store_u64(o, symbol[code]);
-			o += len[code];
-			unused_code |= len[code] == 0;
-		}
-		in += 8;
+		if (unused_code)
+			return GSST_ERR_BAD_CODE;
+		return (int64_t) (o - out);
 	}
-	if (unused_code)
-		return GSST_ERR_BAD_CODE;
 
+	/* tight output: check every code */
 	while (in < in_end)
 	{
 		unsigned	code = *in++;

@@ -16,7 +16,8 @@ gsst_encode_value(const gsst_encoder *enc, const uint8_t *in, size_t len,
 	{
 		size_t		seg_len = len - start < GSST_SEGMENT_BYTES ?
 			len - start : GSST_SEGMENT_BYTES;
-		size_t		n = encode_segment(enc, in + start, seg_len, out + written, olimit);
+		size_t		n = encode_segment(enc, in + start, seg_len, in + len,
+										   out + written, olimit);
 
 		if (n == SIZE_MAX)
 			return SIZE_MAX;

@@ -7,56 +7,69 @@
 
 #include "match.h"
 
+/* The long symbol with the word's 3-byte prefix, or GSST_ESCAPE. */
+GSST_INLINE unsigned
+long_lookup(const gsst_encoder *enc, uint32_t prefix)
+{
+	return hash_lookup(enc->long_hash, prefix);
+}
+
 /*
- * Encode one segment in[0..len).  Stops early, returning SIZE_MAX, once the
- * output passes olimit; every step writes at most 2 bytes, so out needs 2
- * bytes beyond olimit.
+ * Encode one segment in[0..len).  Bytes up to readable_end may be loaded
+ * (they never influence a match).  Stops early, returning SIZE_MAX, once
+ * the output passes olimit; every step writes at most 2 bytes, so out needs
+ * 2 bytes beyond olimit.
+ *
+ * The candidates (long symbol, best pair-or-byte) are all looked up and the
+ * result picked with selects, not branches: which one wins is data
+ * dependent and would mispredict.
  */
 GSST_INLINE size_t
 encode_segment(const gsst_encoder *enc, const uint8_t *in, size_t len,
-			   uint8_t *out, const uint8_t *olimit)
+			   const uint8_t *readable_end, uint8_t *out, const uint8_t *olimit)
 {
+	const uint8_t *p = in;
+	const uint8_t *end = in + len;
 	uint8_t    *o = out;
-	size_t		pos = 0;
 	uint8_t		tail[16] = {0};
-	size_t		tail_base;
+	const uint8_t *tail_base = len > 8 ? end - 8 : in;
 
-	/* positions with 8 readable bytes need no bounds checks */
-	if (len >= 8)
+	/* zero-padded copy of the last bytes, for loads near readable_end */
+	if (readable_end - end < 8)
 	{
-		size_t		fast_end = len - 7;
-
-		while (pos < fast_end)
-		{
-			unsigned	advance;
-			unsigned	code;
-
-			if (GSST_UNLIKELY(o > olimit))
-				return SIZE_MAX;
-			code = gsst_match(enc, load_u64(in + pos), 8, &advance);
-			o[0] = (uint8_t) code;
-			o[1] = in[pos];
-			o += 1 + (code == GSST_ESCAPE);
-			pos += advance;
-		}
+		if (len >= 8)
+			store_u64(tail, load_u64(tail_base));
+		else
+			for (size_t i = 0; i < len; i++)
+				tail[i] = in[i];
 	}
 
-	/* the last < 8 bytes: read from a zero-padded copy, limit matches */
-	tail_base = len > 8 ? len - 8 : 0;
-	memcpy(tail, in + tail_base, len - tail_base);
-	while (pos < len)
+	while (p < end)
 	{
-		unsigned	advance;
-		unsigned	code;
+		uint64_t	word;
+		size_t		rem = (size_t) (end - p);
+		unsigned	long_code,
+					long_len,
+					entry,
+					code,
+					advance;
+		int			long_ok;
 
 		if (GSST_UNLIKELY(o > olimit))
 			return SIZE_MAX;
-		code = gsst_match(enc, load_u64(tail + (pos - tail_base)),
-						  (unsigned) (len - pos), &advance);
+		word = GSST_LIKELY(readable_end - p >= 8) ? load_u64(p)
+			: load_u64(tail + (p - tail_base));
+		long_code = long_lookup(enc, (uint32_t) word & 0xFFFFFFu);
+		long_len = enc->len[long_code];	/* 0 for GSST_ESCAPE */
+		long_ok = (long_len != 0) & (long_len <= rem) &
+			(((word ^ enc->symbol[long_code]) & enc->mask[long_code]) == 0);
+		entry = rem >= 2 ? enc->short_code[word & 0xFFFF] : enc->byte_entry[word & 0xFF];
+		code = long_ok ? long_code : (entry & 0xFF);
+		advance = long_ok ? long_len : (entry >> 8);
 		o[0] = (uint8_t) code;
-		o[1] = in[pos];
+		o[1] = (uint8_t) word;
 		o += 1 + (code == GSST_ESCAPE);
-		pos += advance;
+		p += advance;
 	}
 	if (o > olimit)
 		return SIZE_MAX;

@@ -73,13 +73,16 @@ typedef struct gsst_table
 } gsst_table;
 
 /*
- * Encoder state derived from a table.  Everything an encoder needs fits in
- * about 10 KB, the same structures the GPU keeps in shared memory:
+ * Encoder state derived from a table.  The part a GPU keeps in shared
+ * memory is about 10 KB:
  *   byte_code[b]      code of 1-byte symbol b, or GSST_ESCAPE;
  *   pair_hash         256 buckets x 4: (b0 | b1 << 8 | code << 24);
  *   long_hash         256 buckets x 4: (3-byte prefix | code << 24), for
  *                     symbols of 3..8 bytes, at most one per prefix.
- * Empty hash entries carry code GSST_ESCAPE.
+ * Empty hash entries carry code GSST_ESCAPE and a key that hashes to another
+ * bucket, so a lookup matches at most one entry.  The CPU adds
+ * short_code[b0 | b1 << 8] = (code | advance << 8), the best 2- or 1-byte
+ * match in one load (128 KB, built once per table).
  */
 typedef struct gsst_encoder
 {
@@ -89,6 +92,8 @@ typedef struct gsst_encoder
 	uint64_t	mask[256];		/* mask[c] keeps the len[c] low bytes */
 	uint8_t		len[256];
 	uint8_t		byte_code[256];
+	uint16_t	byte_entry[256];	/* byte_code[b] | 1 << 8 */
+	uint16_t	short_code[65536];
 	gsst_table	table;
 } gsst_encoder;
 
@@ -128,8 +133,10 @@ size_t		gsst_train_work_bytes(void);
 
 /*
  * Train a table from values[i] of lens[i] bytes.  Deterministic: the same
- * values give the same table.  work must hold gsst_train_work_bytes() bytes
- * and be 8-byte aligned.
+ * values give the same table.  work must hold gsst_train_work_bytes() bytes,
+ * be 8-byte aligned and be zeroed before its first use (calloc, palloc0);
+ * gsst_train leaves it zeroed again, so one buffer serves many calls
+ * without the cost of clearing it.
  */
 int			gsst_train(gsst_table *table, const uint8_t *const *values,
 					   const size_t *lens, size_t n, void *work);

@@ -220,10 +220,23 @@ gsst_encoder_init(gsst_encoder *enc, const gsst_table *table)
 	uint8_t		pair_fill[GSST_HASH_BUCKETS] = {0};
 
 	memset(enc->byte_code, GSST_ESCAPE, sizeof(enc->byte_code));
-	for (size_t i = 0; i < GSST_HASH_BUCKETS * GSST_HASH_WAYS; i++)
+	for (uint32_t bucket = 0; bucket < GSST_HASH_BUCKETS; bucket++)
 	{
-		enc->long_hash[i] = (uint32_t) GSST_ESCAPE << 24;
-		enc->pair_hash[i] = (uint32_t) GSST_ESCAPE << 24;
+		/*
+		 * An empty entry's key must never equal a lookup key that reaches
+		 * its bucket: use a key that hashes elsewhere.
+		 */
+		uint32_t	foreign_key = 0;
+
+		while (gsst_hash_bucket(foreign_key) == bucket)
+			foreign_key++;
+		for (int way = 0; way < GSST_HASH_WAYS; way++)
+		{
+			enc->long_hash[bucket * GSST_HASH_WAYS + way] =
+				foreign_key | (uint32_t) GSST_ESCAPE << 24;
+			enc->pair_hash[bucket * GSST_HASH_WAYS + way] =
+				foreign_key | (uint32_t) GSST_ESCAPE << 24;
+		}
 	}
 	for (unsigned code = 0; code < 256; code++)
 	{
@@ -254,6 +267,18 @@ gsst_encoder_init(gsst_encoder *enc, const gsst_table *table)
 			enc->long_hash[bucket * GSST_HASH_WAYS + long_fill[bucket]++] =
 				key | code << 24;
 		}
+	}
+	for (unsigned b = 0; b < 256; b++)
+		enc->byte_entry[b] = (uint16_t) (enc->byte_code[b] | 1u << 8);
+	/* pairs fall back to the first byte's own entry */
+	for (unsigned second = 0; second < 256; second++)
+		memcpy(enc->short_code + second * 256, enc->byte_entry, sizeof(enc->byte_entry));
+	for (size_t i = 0; i < GSST_HASH_BUCKETS * GSST_HASH_WAYS; i++)
+	{
+		unsigned	code = enc->pair_hash[i] >> 24;
+
+		if (code != GSST_ESCAPE)
+			enc->short_code[enc->pair_hash[i] & 0xFFFF] = (uint16_t) (code | 2u << 8);
 	}
 	enc->table = *table;
 }

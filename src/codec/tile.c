@@ -151,6 +151,7 @@ gsst_tile_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *o
 	uint32_t	table_bytes;
 	tile_layout l;
 	uint8_t    *codes;
+	const uint8_t *input_end;
 	uint64_t	comp = 0;
 	uint64_t	split = 0;
 	uint64_t	previous_piece = 0;
@@ -176,6 +177,7 @@ gsst_tile_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *o
 	memset(out, 0, l.codes_at);
 	gsst_table_serialize(&enc->table, out + l.table_at, table_bytes);
 	codes = out + l.codes_at;
+	input_end = data + offsets[n];
 
 	for (size_t i = 0; i < n; i++)
 	{
@@ -208,7 +210,7 @@ gsst_tile_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *o
 			previous_piece = raw_start + piece;
 			if (!stored_raw)
 			{
-				size_t		w = encode_segment(enc, value + piece, seg_len,
+				size_t		w = encode_segment(enc, value + piece, seg_len, input_end,
 											   codes + comp + written, olimit);
 
 				if (w == SIZE_MAX)

@@ -36,7 +36,7 @@ typedef struct train_work
 	candidate	slots[CANDIDATE_SLOTS];
 	uint32_t	used_slots[CANDIDATE_SLOTS];
 	candidate	ranked[CANDIDATE_SLOTS];
-	uint8_t		sample[SAMPLE_BYTES + SAMPLE_PIECE_MAX];
+	uint8_t		sample[SAMPLE_BYTES + 8];	/* 8 bytes of load slack */
 	uint32_t	piece_len[SAMPLE_BYTES + 1];
 	gsst_encoder enc;
 } train_work;
@@ -141,7 +141,6 @@ count_sample(train_work *w, size_t npieces, size_t sample_limit, int count_pairs
 	const gsst_encoder *enc = &w->enc;
 	uint64_t	code_bytes = 0;
 	size_t		offset = 0;
-	uint8_t		tail[16];
 
 	*ntouched = 0;
 	memset(w->single_count, 0, sizeof(w->single_count));
@@ -159,14 +158,8 @@ count_sample(train_work *w, size_t npieces, size_t sample_limit, int count_pairs
 			unsigned	code,
 						token;
 
-			if (rem >= 8)
-				word = load_u64(in + pos);
-			else
-			{
-				memset(tail, 0, sizeof(tail));
-				memcpy(tail, in + pos, rem);
-				word = load_u64(tail);
-			}
+			/* the sample buffer has slack: bytes past a piece may be loaded */
+			word = load_u64(in + pos);
 			code = gsst_match(enc, word, rem >= 8 ? 8 : (unsigned) rem, &advance);
 			token = code == GSST_ESCAPE ? ESCAPE_TOKEN(in[pos]) : code;
 			code_bytes += 1 + (code == GSST_ESCAPE);
@@ -246,6 +239,57 @@ candidate_order(const void *a, const void *b)
 }
 
 /*
+ * Move the STRONGEST_KEPT candidates of highest gain to the front (a
+ * quickselect), so that only those need sorting.
+ */
+#define STRONGEST_KEPT 768
+
+static size_t
+keep_strongest(candidate *c, size_t n)
+{
+	size_t		lo = 0,
+				hi = n;
+
+	if (n <= STRONGEST_KEPT)
+		return n;
+	/* invariant: [0, lo) are all kept, [hi, n) are all dropped */
+	while (hi - lo > 1)
+	{
+		uint32_t	pivot = c[lo + (hi - lo) / 2].gain;
+		size_t		i = lo,
+					j = hi;
+
+		/* three-way split: > pivot | == pivot | < pivot */
+		for (size_t k = lo; k < j;)
+		{
+			if (c[k].gain > pivot)
+			{
+				candidate	t = c[k];
+
+				c[k++] = c[i];
+				c[i++] = t;
+			}
+			else if (c[k].gain < pivot)
+			{
+				candidate	t = c[k];
+
+				c[k] = c[--j];
+				c[j] = t;
+			}
+			else
+				k++;
+		}
+		if (STRONGEST_KEPT < i)
+			hi = i;
+		else if (STRONGEST_KEPT <= j)
+			return STRONGEST_KEPT;
+		else
+			lo = j;
+	}
+	return STRONGEST_KEPT;
+}
+
+/*
  * Pick the best candidates that fit the profile and build the next table.
  * gain_scale turns sample counts into whole-input counts; candidates too
  * rare to pay for their bytes in the serialized table are dropped (this
@@ -261,6 +305,7 @@ select_table(train_work *w, gsst_table *next, size_t ncandidates, double gain_sc
 	uint8_t		pair_fill[GSST_HASH_BUCKETS] = {0};
 	size_t		n = 0;
 
+	ncandidates = keep_strongest(w->ranked, ncandidates);
 	qsort(w->ranked, ncandidates, sizeof(candidate), candidate_order);
 	for (size_t i = 0; i < ncandidates && n < GSST_MAX_SYMBOLS; i++)
 	{
@@ -363,9 +408,6 @@ gsst_train(gsst_table *table, const uint8_t *const *values, const size_t *lens,
 
 	if (table == NULL || w == NULL || (n > 0 && (values == NULL || lens == NULL)))
 		return GSST_ERR_ARG;
-	memset(w->pair_count, 0, sizeof(w->pair_count));
-	for (size_t slot = 0; slot < CANDIDATE_SLOTS; slot++)
-		w->slots[slot].len = 0;
 	npieces = take_sample(w, values, lens, n, &sample_bytes, &total_bytes);
 
 	/* the empty table: every byte escaped */
