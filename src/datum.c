@@ -1,0 +1,226 @@
+/*
+ * datum.c - the gsst datum: encode text into it, decode it back.
+ *
+ * A gsst datum is a varlena whose payload is either raw text (empty, or a
+ * first byte other than 0x00) or 0x00 + varint header + FSST codes
+ * (src/codec/FORMAT.md, "Datum").  Raw values are byte-for-byte text
+ * datums, so reading them costs nothing.
+ */
+#include "gsst.h"
+
+#include "mb/pg_wchar.h"
+#include "utils/memutils.h"
+
+/* Decode with an upper bound (8 bytes a code) below this many code bytes. */
+#define GSST_SHORT_CODES	512
+
+void
+gsst_report_corrupt(const char *what, int status)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("corrupted gsst value: %s", what),
+			 status != GSST_OK ? errdetail("%s", gsst_strerror(status)) : 0));
+}
+
+/*
+ * Check that bytes decoded from an untrusted datum are text: valid in the
+ * database encoding and free of NUL bytes.
+ */
+void
+gsst_verify_text(const char *data, Size len)
+{
+	if (len > (Size) PG_INT32_MAX ||
+		!pg_verify_mbstr(GetDatabaseEncoding(), data, (int) len, true))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("corrupted gsst value: decoded bytes are not valid text in encoding \"%s\"",
+						GetDatabaseEncodingName())));
+}
+
+bool
+gsst_value_is_raw(const struct varlena *value)
+{
+	return VARSIZE_ANY_EXHDR(value) == 0 ||
+		((const uint8 *) VARDATA_ANY(value))[0] != 0;
+}
+
+/*
+ * Encode len bytes of text as a gsst datum with the current table of the
+ * family (family <= 0: none).  Without a table, or when the codes would not
+ * be shorter, the value is stored raw; a family without any table learns
+ * from what passes by.
+ */
+struct varlena *
+gsst_encode_bytes(const char *data, Size len, int32 family)
+{
+	struct varlena *result;
+
+	/* A raw value starting with NUL would read as encoded. */
+	if (len > 0 && data[0] == '\0')
+		ereport(ERROR,
+				(errcode(ERRCODE_CHARACTER_NOT_IN_REPERTOIRE),
+				 errmsg("invalid byte sequence for encoding \"%s\": 0x00",
+						GetDatabaseEncodingName())));
+
+	if (family > 0 && len > 2 &&
+		len < MaxAllocSize - VARHDRSZ - GSST_ENCODE_SLACK)
+	{
+		uint32		table_id;
+		const gsst_encoder *enc = gsst_family_encoder(family, &table_id);
+
+		if (enc == NULL)
+			gsst_learn_observe(family, data, len);
+		else
+		{
+			uint8		header[GSST_DATUM_MAX_HEADER];
+			size_t		hlen = gsst_datum_header_write(table_id, header);
+
+			if (len > hlen + 1)
+			{
+				/* codes must make the datum at least one byte shorter */
+				size_t		limit = len - hlen - 1;
+				size_t		ncodes;
+
+				/* big enough for the raw fallback too */
+				result = (struct varlena *) palloc(VARHDRSZ + len + GSST_ENCODE_SLACK);
+				ncodes = gsst_encode_value(enc, (const uint8 *) data, len,
+										   (uint8 *) VARDATA(result) + hlen,
+										   limit);
+				if (ncodes != (size_t) -1)
+				{
+					memcpy(VARDATA(result), header, hlen);
+					SET_VARSIZE(result, VARHDRSZ + hlen + ncodes);
+					return result;
+				}
+				memcpy(VARDATA(result), data, len);
+				SET_VARSIZE(result, VARHDRSZ + len);
+				return result;
+			}
+		}
+	}
+
+	result = (struct varlena *) palloc(VARHDRSZ + len);
+	memcpy(VARDATA(result), data, len);
+	SET_VARSIZE(result, VARHDRSZ + len);
+	return result;
+}
+
+/* Parse the header of an encoded value; returns the header length. */
+static int
+parse_header(const uint8 *p, Size n, uint32 *table_id)
+{
+	int			hlen = gsst_datum_header_parse(p, n, table_id);
+
+	if (hlen < 0)
+		gsst_report_corrupt("bad header", hlen);
+	return hlen;
+}
+
+/*
+ * The decoded bytes of a detoasted (possibly short-header) gsst value.
+ * Raw values point into the value itself; encoded ones are decoded into
+ * buf, which keeps VARHDRSZ bytes free in front of the text and one byte
+ * after it, so callers can turn it into a text datum or a C string in
+ * place.  Corrupt codes raise data_corrupted.
+ */
+const char *
+gsst_value_bytes(const struct varlena *value, Size *len, GsstBuffer *buf)
+{
+	const uint8 *p = (const uint8 *) VARDATA_ANY(value);
+	Size		n = VARSIZE_ANY_EXHDR(value);
+	uint32		table_id;
+	int			hlen;
+	const gsst_table *table;
+	const uint8 *codes;
+	Size		ncodes;
+	Size		cap;
+	int64		decoded;
+
+	if (n == 0 || p[0] != 0)
+	{
+		*len = n;
+		return (const char *) p;
+	}
+
+	hlen = parse_header(p, n, &table_id);
+	table = gsst_dict_table(table_id);
+	codes = p + hlen;
+	ncodes = n - hlen;
+
+	if (ncodes <= GSST_SHORT_CODES)
+		cap = ncodes * GSST_MAX_SYMBOL_LEN;
+	else
+	{
+		int64		exact = gsst_decoded_length(table, codes, ncodes);
+
+		if (exact < 0)
+			gsst_report_corrupt("bad codes", (int) exact);
+		if ((uint64) exact > MaxAllocSize - VARHDRSZ - 1)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("decoded gsst value would exceed %zu bytes",
+							(Size) (MaxAllocSize - VARHDRSZ - 1))));
+		cap = (Size) exact;
+	}
+
+	if (buf->data == NULL || buf->cap < VARHDRSZ + cap + 1)
+	{
+		if (buf->data)
+			pfree(buf->data);
+		buf->cap = VARHDRSZ + cap + 1;
+		buf->data = MemoryContextAlloc(buf->cxt ? buf->cxt : CurrentMemoryContext,
+									   buf->cap);
+	}
+
+	decoded = gsst_decode_value(table, codes, ncodes,
+								(uint8 *) buf->data + VARHDRSZ, cap);
+	if (decoded < 0)
+		gsst_report_corrupt("bad codes", (int) decoded);
+
+	*len = (Size) decoded;
+	return buf->data + VARHDRSZ;
+}
+
+/*
+ * The value as a text datum: the value itself when raw (a raw gsst datum is
+ * a text datum), else a freshly decoded text.
+ */
+text *
+gsst_value_to_text(struct varlena *value)
+{
+	GsstBuffer	buf = GSST_BUFFER_INIT;
+	Size		len;
+	const char *bytes = gsst_value_bytes(value, &len, &buf);
+
+	if (buf.data == NULL)
+		return (text *) value;
+	/* decoded right after the header room */
+	SET_VARSIZE(buf.data, VARHDRSZ + len);
+	Assert(bytes == VARDATA(buf.data));
+	(void) bytes;
+	return (text *) buf.data;
+}
+
+/*
+ * Decoded length of a detoasted value without decoding it; *table_id gets
+ * the table of an encoded value, 0 for a raw one.
+ */
+int64
+gsst_value_raw_length(const struct varlena *value, uint32 *table_id)
+{
+	const uint8 *p = (const uint8 *) VARDATA_ANY(value);
+	Size		n = VARSIZE_ANY_EXHDR(value);
+	int			hlen;
+	int64		len;
+
+	*table_id = 0;
+	if (n == 0 || p[0] != 0)
+		return (int64) n;
+
+	hlen = parse_header(p, n, table_id);
+	len = gsst_decoded_length(gsst_dict_table(*table_id), p + hlen, n - hlen);
+	if (len < 0)
+		gsst_report_corrupt("bad codes", (int) len);
+	return len;
+}

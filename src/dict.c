@@ -1,0 +1,809 @@
+/*
+ * dict.c - gsst dictionaries (symbol tables): storage, cache, learning.
+ *
+ * Dictionaries live in gsst.dictionaries (id, family, created, nsymbols,
+ * symbols).  They are immutable and never deleted, so a backend may cache a
+ * loaded table by id for ever.  The table is read and written here with
+ * catalog-style heap and index access: no SPI, no search_path, no
+ * permission checks (encoding a value may have to store a dictionary on
+ * behalf of a user who may not touch the table itself).
+ *
+ * A family (the typmod of a gsst column) encodes with its newest table.
+ * Which table that is gets cached per family and forgotten whenever the
+ * dictionaries table sees a relcache invalidation; gsst_dict_create sends
+ * one so that other backends pick up a new table when it commits.
+ *
+ * A family without a table buffers a sample of the values written to it
+ * and trains its first table once gsst.learn_sample_bytes are gathered.
+ *
+ * Transactions: a dictionary inserted by a transaction that aborts must not
+ * stay cached (values encoded with it would refer to a missing table).  A
+ * dictionary inserted by a subtransaction that aborts may still be referred
+ * to by values the outer transaction kept (PL variables), so it is
+ * inserted again, with the same id and bytes, before the commit.
+ */
+#include "gsst.h"
+
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/indexing.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "commands/sequence.h"
+#include "commands/trigger.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "parser/parse_func.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/hsearch.h"
+#include "utils/inval.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+/* Columns of gsst.dictionaries. */
+#define Anum_dict_id		1
+#define Anum_dict_family	2
+#define Anum_dict_created	3
+#define Anum_dict_nsymbols	4
+#define Anum_dict_symbols	5
+#define Natts_dict			5
+
+typedef struct DictEntry
+{
+	uint32		id;				/* hash key */
+	int32		family;
+	bool		created;		/* inserted by the current transaction */
+	bool		orphaned;		/* ... by a subtransaction that aborted */
+	SubTransactionId subid;		/* subtransaction that owns the insertion */
+	bytea	   *serialized;		/* kept while created, to insert again */
+	gsst_encoder *encoder;		/* built when first used to encode */
+	gsst_table	table;
+} DictEntry;
+
+typedef struct FamilyEntry
+{
+	int32		family;			/* hash key */
+	uint32		current_id;		/* newest table, 0 = none */
+} FamilyEntry;
+
+typedef struct SampleEntry
+{
+	int32		family;			/* hash key */
+	MemoryContext cxt;			/* holds the arrays and the values */
+	Size		bytes;
+	int			nvalues;
+	int			capacity;
+	const uint8 **values;
+	size_t	   *lens;
+} SampleEntry;
+
+int			gsst_learn_sample_bytes = 32 * 1024;
+
+static GsstCatalog catalog;
+static bool catalog_valid = false;
+static Oid	cached_dictionaries_relid = InvalidOid;
+
+static MemoryContext cache_cxt = NULL;
+static HTAB *dict_hash = NULL;
+static HTAB *family_hash = NULL;
+static HTAB *sample_hash = NULL;
+static bool family_hash_stale = false;
+static Oid	dict_hash_relid = InvalidOid;	/* table dict_hash was read from */
+static int	created_count = 0;	/* entries with created = true */
+
+static void
+create_family_hash(void)
+{
+	HASHCTL		ctl;
+
+	ctl.keysize = sizeof(int32);
+	ctl.entrysize = sizeof(FamilyEntry);
+	ctl.hcxt = cache_cxt;
+	family_hash = hash_create("gsst families", 64, &ctl,
+							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+}
+
+static void
+create_dict_hash(void)
+{
+	HASHCTL		ctl;
+
+	ctl.keysize = sizeof(uint32);
+	ctl.entrysize = sizeof(DictEntry);
+	ctl.hcxt = cache_cxt;
+	dict_hash = hash_create("gsst dictionaries", 64, &ctl,
+							HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	created_count = 0;
+}
+
+static void
+free_dict_entry(DictEntry *e)
+{
+	if (e->encoder)
+		pfree(e->encoder);
+	if (e->serialized)
+		pfree(e->serialized);
+	e->encoder = NULL;
+	e->serialized = NULL;
+}
+
+static void
+flush_dict_hash(void)
+{
+	HASH_SEQ_STATUS status;
+	DictEntry  *e;
+
+	hash_seq_init(&status, dict_hash);
+	while ((e = hash_seq_search(&status)) != NULL)
+		free_dict_entry(e);
+	hash_destroy(dict_hash);
+	create_dict_hash();
+}
+
+/* Any change to gsst.dictionaries may add a table to some family. */
+static void
+relcache_callback(Datum arg, Oid relid)
+{
+	if (!OidIsValid(relid) || relid == cached_dictionaries_relid)
+	{
+		catalog_valid = false;
+		family_hash_stale = true;
+	}
+}
+
+static Oid
+relation_in_schema(const char *name, Oid nsp, char relkind)
+{
+	Oid			relid = get_relname_relid(name, nsp);
+
+	if (OidIsValid(relid) && get_rel_relkind(relid) != relkind)
+		return InvalidOid;
+	return relid;
+}
+
+/*
+ * The extension's objects, by name in the gsst schema.  Returns NULL (or
+ * raises an error) when the extension is not installed in this database.
+ */
+const GsstCatalog *
+gsst_catalog(bool missing_ok)
+{
+	if (!catalog_valid)
+	{
+		GsstCatalog c;
+
+		memset(&c, 0, sizeof(c));
+		c.namespace_oid = get_namespace_oid("gsst", true);
+		if (OidIsValid(c.namespace_oid))
+		{
+			Oid			nsp = c.namespace_oid;
+			Oid			in_args[3] = {CSTRINGOID, OIDOID, INT4OID};
+			Oid			in_func;
+
+			c.dictionaries = relation_in_schema("dictionaries", nsp, RELKIND_RELATION);
+			c.dictionaries_pkey = relation_in_schema("dictionaries_pkey", nsp, RELKIND_INDEX);
+			c.dictionaries_family_idx = relation_in_schema("dictionaries_family_id_idx", nsp, RELKIND_INDEX);
+			c.dictionary_id_seq = relation_in_schema("dictionary_id_seq", nsp, RELKIND_SEQUENCE);
+			c.family_seq = relation_in_schema("family_seq", nsp, RELKIND_SEQUENCE);
+			c.passthrough_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
+												 CStringGetDatum("passthrough"),
+												 ObjectIdGetDatum(nsp));
+			/* the type itself lives in the extension's schema */
+			in_func = LookupFuncName(list_make2(makeString("gsst"),
+												makeString("gsst_in")),
+									 3, in_args, true);
+			if (OidIsValid(in_func))
+				c.gsst_type = get_func_rettype(in_func);
+		}
+
+		if (!OidIsValid(c.dictionaries) || !OidIsValid(c.dictionaries_pkey) ||
+			!OidIsValid(c.dictionaries_family_idx) ||
+			!OidIsValid(c.dictionary_id_seq) || !OidIsValid(c.family_seq) ||
+			!OidIsValid(c.passthrough_type) || !OidIsValid(c.gsst_type))
+		{
+			if (missing_ok)
+				return NULL;
+			ereport(ERROR,
+					(errcode(ERRCODE_UNDEFINED_OBJECT),
+					 errmsg("extension \"gsst\" is not installed in this database"),
+					 errhint("Run CREATE EXTENSION gsst.")));
+		}
+		catalog = c;
+		catalog_valid = true;
+		cached_dictionaries_relid = c.dictionaries;
+	}
+	return &catalog;
+}
+
+/* Make the caches usable: drop what belongs to an older gsst.dictionaries. */
+static const GsstCatalog *
+prepare_caches(void)
+{
+	const GsstCatalog *cat = gsst_catalog(false);
+
+	if (cache_cxt == NULL)
+	{
+		cache_cxt = AllocSetContextCreate(CacheMemoryContext, "gsst cache",
+										  ALLOCSET_DEFAULT_SIZES);
+		create_dict_hash();
+		create_family_hash();
+		dict_hash_relid = cat->dictionaries;
+	}
+	if (dict_hash_relid != cat->dictionaries)
+	{
+		/* the extension was dropped and created again: ids mean other tables */
+		flush_dict_hash();
+		family_hash_stale = true;
+		dict_hash_relid = cat->dictionaries;
+	}
+	if (family_hash_stale)
+	{
+		family_hash_stale = false;
+		hash_destroy(family_hash);
+		create_family_hash();
+	}
+	return cat;
+}
+
+static void
+check_descriptor(Relation rel)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	static const Oid types[Natts_dict] = {INT4OID, INT4OID, TIMESTAMPTZOID,
+	INT4OID, BYTEAOID};
+
+	if (desc->natts != Natts_dict)
+		goto bad;
+	for (int i = 0; i < Natts_dict; i++)
+		if (TupleDescAttr(desc, i)->atttypid != types[i] ||
+			TupleDescAttr(desc, i)->attisdropped)
+			goto bad;
+	return;
+bad:
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("table gsst.dictionaries does not have the expected columns"),
+			 errhint("Reinstall the gsst extension.")));
+}
+
+/*
+ * Read dictionary id.  Returns false when there is no such row; a row that
+ * does not hold a valid table raises data_corrupted.
+ */
+static bool
+read_dictionary(const GsstCatalog *cat, uint32 id, int32 *family,
+				gsst_table *table)
+{
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData key;
+	HeapTuple	tup;
+	bool		found = false;
+
+	rel = table_open(cat->dictionaries, AccessShareLock);
+	check_descriptor(rel);
+	ScanKeyInit(&key, Anum_dict_id, BTEqualStrategyNumber, F_INT4EQ,
+				Int32GetDatum((int32) id));
+	scan = systable_beginscan(rel, cat->dictionaries_pkey, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+	{
+		Datum		values[Natts_dict];
+		bool		nulls[Natts_dict];
+		bytea	   *symbols;
+		size_t		consumed = 0;
+		int			rc;
+
+		heap_deform_tuple(tup, RelationGetDescr(rel), values, nulls);
+		if (nulls[Anum_dict_family - 1] || nulls[Anum_dict_nsymbols - 1] ||
+			nulls[Anum_dict_symbols - 1])
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("gsst dictionary %u is corrupted: null fields", id)));
+		symbols = DatumGetByteaPP(values[Anum_dict_symbols - 1]);
+		rc = gsst_table_load(table, (const uint8 *) VARDATA_ANY(symbols),
+							 VARSIZE_ANY_EXHDR(symbols), &consumed);
+		if (rc == GSST_OK && consumed != VARSIZE_ANY_EXHDR(symbols))
+			rc = GSST_ERR_LENGTH;
+		if (rc == GSST_OK &&
+			(int64) table->nsymbols != DatumGetInt32(values[Anum_dict_nsymbols - 1]))
+			rc = GSST_ERR_BAD_TABLE;
+		if (rc != GSST_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("gsst dictionary %u is corrupted", id),
+					 errdetail("%s", gsst_strerror(rc))));
+		*family = DatumGetInt32(values[Anum_dict_family - 1]);
+		found = true;
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return found;
+}
+
+/* The newest table of a family visible now, 0 if none. */
+static uint32
+read_family_latest(const GsstCatalog *cat, int32 family)
+{
+	Relation	rel;
+	Relation	idx;
+	SysScanDesc scan;
+	ScanKeyData key;
+	HeapTuple	tup;
+	uint32		id = 0;
+
+	rel = table_open(cat->dictionaries, AccessShareLock);
+	check_descriptor(rel);
+	idx = index_open(cat->dictionaries_family_idx, AccessShareLock);
+	ScanKeyInit(&key, Anum_dict_family, BTEqualStrategyNumber, F_INT4EQ,
+				Int32GetDatum(family));
+	scan = systable_beginscan_ordered(rel, idx, NULL, 1, &key);
+	tup = systable_getnext_ordered(scan, BackwardScanDirection);
+	if (HeapTupleIsValid(tup))
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tup, Anum_dict_id, RelationGetDescr(rel), &isnull);
+
+		if (!isnull && DatumGetInt32(d) > 0)
+			id = (uint32) DatumGetInt32(d);
+	}
+	systable_endscan_ordered(scan);
+	index_close(idx, AccessShareLock);
+	table_close(rel, AccessShareLock);
+	return id;
+}
+
+static DictEntry *
+lookup_dict(uint32 id, bool missing_ok)
+{
+	const GsstCatalog *cat = prepare_caches();
+	DictEntry  *e;
+	int32		family;
+	gsst_table	table;
+
+	e = hash_search(dict_hash, &id, HASH_FIND, NULL);
+	if (e)
+		return e;
+	if (id == 0 || !read_dictionary(cat, id, &family, &table))
+	{
+		if (missing_ok)
+			return NULL;
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("corrupted gsst value: unknown dictionary %u", id)));
+	}
+
+	e = hash_search(dict_hash, &id, HASH_ENTER, NULL);
+	e->family = family;
+	e->created = false;
+	e->orphaned = false;
+	e->subid = InvalidSubTransactionId;
+	e->serialized = NULL;
+	e->encoder = NULL;
+	e->table = table;
+	return e;
+}
+
+/* The table of dictionary id; an unknown id is data_corrupted. */
+const gsst_table *
+gsst_dict_table(uint32 id)
+{
+	return &lookup_dict(id, false)->table;
+}
+
+/* The table of dictionary id and its family, or NULL if there is none. */
+const gsst_table *
+gsst_dict_find(uint32 id, int32 *family)
+{
+	DictEntry  *e = lookup_dict(id, true);
+
+	if (e == NULL)
+		return NULL;
+	*family = e->family;
+	return &e->table;
+}
+
+/*
+ * The encoder of the family's newest table and its id, or NULL when the
+ * family has no table yet.
+ */
+const gsst_encoder *
+gsst_family_encoder(int32 family, uint32 *table_id)
+{
+	const GsstCatalog *cat = prepare_caches();
+	FamilyEntry *fe;
+	uint32		current;
+	DictEntry  *e;
+
+	fe = hash_search(family_hash, &family, HASH_FIND, NULL);
+	if (fe)
+		current = fe->current_id;
+	else
+	{
+		current = read_family_latest(cat, family);
+		fe = hash_search(family_hash, &family, HASH_ENTER, NULL);
+		fe->current_id = current;
+	}
+	if (current == 0)
+		return NULL;
+
+	e = lookup_dict(current, false);
+	if (e->encoder == NULL)
+	{
+		gsst_encoder *enc = MemoryContextAlloc(cache_cxt, sizeof(gsst_encoder));
+
+		gsst_encoder_init(enc, &e->table);
+		e->encoder = enc;
+	}
+	*table_id = e->id;
+	return e->encoder;
+}
+
+/*
+ * May this backend store a dictionary now?  Not on a standby, in a
+ * read-only transaction or in a parallel worker; then values stay raw.
+ */
+bool
+gsst_can_write_dictionaries(void)
+{
+	return IsTransactionState() && !RecoveryInProgress() && !XactReadOnly &&
+		!IsInParallelMode() && gsst_catalog(true) != NULL;
+}
+
+static bool
+dictionary_exists(const GsstCatalog *cat, uint32 id)
+{
+	int32		family;
+	gsst_table	table;
+	DictEntry  *e = dict_hash ? hash_search(dict_hash, &id, HASH_FIND, NULL) : NULL;
+
+	return e != NULL || read_dictionary(cat, id, &family, &table);
+}
+
+/* Insert one row into gsst.dictionaries, bypassing permissions. */
+static void
+insert_dictionary_row(const GsstCatalog *cat, uint32 id, int32 family,
+					  uint32 nsymbols, bytea *serialized)
+{
+	Relation	rel;
+	HeapTuple	tup;
+	Datum		values[Natts_dict];
+	bool		nulls[Natts_dict] = {false, false, false, false, false};
+
+	rel = table_open(cat->dictionaries, RowExclusiveLock);
+	check_descriptor(rel);
+	values[Anum_dict_id - 1] = Int32GetDatum((int32) id);
+	values[Anum_dict_family - 1] = Int32GetDatum(family);
+	values[Anum_dict_created - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
+	values[Anum_dict_nsymbols - 1] = Int32GetDatum((int32) nsymbols);
+	values[Anum_dict_symbols - 1] = PointerGetDatum(serialized);
+	tup = heap_form_tuple(RelationGetDescr(rel), values, nulls);
+	CatalogTupleInsert(rel, tup);
+	heap_freetuple(tup);
+	table_close(rel, NoLock);
+
+	/* other backends forget their family -> table map when we commit */
+	CacheInvalidateRelcacheByRelid(cat->dictionaries);
+}
+
+/*
+ * Store a new dictionary for a family and make it the family's current
+ * table in this backend.  Returns its id (from a sequence, never reused).
+ */
+uint32
+gsst_dict_create(int32 family, const gsst_table *table)
+{
+	const GsstCatalog *cat;
+	uint8		bytes[GSST_TABLE_MAX_BYTES];
+	int			nbytes;
+	bytea	   *serialized;
+	uint32		id;
+	DictEntry  *e;
+	FamilyEntry *fe;
+
+	if (!gsst_can_write_dictionaries())
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("cannot store a gsst dictionary in a read-only transaction")));
+	cat = prepare_caches();
+
+	nbytes = gsst_table_serialize(table, bytes, sizeof(bytes));
+	if (nbytes < 0)
+		elog(ERROR, "could not serialize gsst table: %s", gsst_strerror(nbytes));
+
+	for (;;)
+	{
+		int64		next = nextval_internal(cat->dictionary_id_seq, false);
+
+		if (next <= 0 || next > (int64) GSST_MAX_TABLE_ID)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("gsst dictionary ids are exhausted")));
+		id = (uint32) next;
+		/* a restored dump may already hold rows beyond the sequence */
+		if (!dictionary_exists(cat, id))
+			break;
+	}
+
+	serialized = MemoryContextAlloc(cache_cxt, VARHDRSZ + nbytes);
+	SET_VARSIZE(serialized, VARHDRSZ + nbytes);
+	memcpy(VARDATA(serialized), bytes, nbytes);
+
+	insert_dictionary_row(cat, id, family, table->nsymbols, serialized);
+	CommandCounterIncrement();
+
+	cat = prepare_caches();
+	e = hash_search(dict_hash, &id, HASH_ENTER, NULL);
+	e->family = family;
+	e->created = true;
+	e->orphaned = false;
+	e->subid = GetCurrentSubTransactionId();
+	e->serialized = serialized;
+	e->encoder = NULL;
+	e->table = *table;
+	created_count++;
+
+	fe = hash_search(family_hash, &family, HASH_ENTER, NULL);
+	fe->current_id = id;
+	return id;
+}
+
+/* A new family id for a column, from gsst.family_seq. */
+int32
+gsst_next_family(void)
+{
+	const GsstCatalog *cat = gsst_catalog(false);
+	int64		next = nextval_internal(cat->family_seq, false);
+
+	if (next <= 0 || next > PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("gsst family ids are exhausted")));
+	return (int32) next;
+}
+
+/* ---- learning the first table of a family ---- */
+
+static void
+drop_sample(SampleEntry *se)
+{
+	int32		family = se->family;
+
+	MemoryContextDelete(se->cxt);
+	hash_search(sample_hash, &family, HASH_REMOVE, NULL);
+}
+
+static void
+drop_all_samples(void)
+{
+	if (sample_hash)
+	{
+		HASH_SEQ_STATUS status;
+		SampleEntry *se;
+
+		hash_seq_init(&status, sample_hash);
+		while ((se = hash_seq_search(&status)) != NULL)
+			MemoryContextDelete(se->cxt);
+		hash_destroy(sample_hash);
+		sample_hash = NULL;
+	}
+}
+
+static void
+learn_from_sample(SampleEntry *se)
+{
+	int32		family = se->family;
+	gsst_table	table;
+	void	   *work;
+	int			rc;
+
+	work = palloc(gsst_train_work_bytes());
+	rc = gsst_train(&table, se->values, se->lens, se->nvalues, work);
+	pfree(work);
+	drop_sample(se);
+	if (rc != GSST_OK)
+	{
+		ereport(WARNING,
+				(errmsg("gsst could not learn a table for family %d: %s",
+						family, gsst_strerror(rc))));
+		return;
+	}
+	gsst_dict_create(family, &table);
+}
+
+/*
+ * A value was stored raw because its family has no table yet: keep (a
+ * prefix of) it, and once enough bytes are together, train the family's
+ * first table.  Values of aborted transactions are dropped (XactCallback).
+ */
+void
+gsst_learn_observe(int32 family, const char *data, Size len)
+{
+	SampleEntry *se;
+	bool		found;
+	Size		take;
+	uint8	   *copy;
+
+	if (gsst_learn_sample_bytes <= 0 || len == 0 ||
+		!gsst_can_write_dictionaries())
+		return;
+
+	if (sample_hash == NULL)
+	{
+		HASHCTL		ctl;
+
+		ctl.keysize = sizeof(int32);
+		ctl.entrysize = sizeof(SampleEntry);
+		ctl.hcxt = TopMemoryContext;
+		sample_hash = hash_create("gsst samples", 16, &ctl,
+								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	}
+	se = hash_search(sample_hash, &family, HASH_ENTER, &found);
+	if (!found)
+	{
+		se->cxt = AllocSetContextCreate(TopMemoryContext, "gsst sample",
+										ALLOCSET_DEFAULT_SIZES);
+		se->bytes = 0;
+		se->nvalues = 0;
+		se->capacity = 256;
+		se->values = MemoryContextAlloc(se->cxt, se->capacity * sizeof(uint8 *));
+		se->lens = MemoryContextAlloc(se->cxt, se->capacity * sizeof(size_t));
+	}
+	if (se->nvalues == se->capacity)
+	{
+		se->capacity *= 2;
+		se->values = repalloc(se->values, se->capacity * sizeof(uint8 *));
+		se->lens = repalloc(se->lens, se->capacity * sizeof(size_t));
+	}
+	take = Min(len, GSST_SAMPLE_VALUE_MAX);
+	copy = MemoryContextAlloc(se->cxt, take);
+	memcpy(copy, data, take);
+	se->values[se->nvalues] = copy;
+	se->lens[se->nvalues] = take;
+	se->nvalues++;
+	se->bytes += take;
+
+	if (se->bytes >= (Size) gsst_learn_sample_bytes)
+		learn_from_sample(se);
+}
+
+/* ---- transaction hooks ---- */
+
+/* Store again the dictionaries whose subtransaction aborted. */
+static void
+reinsert_orphans(void)
+{
+	const GsstCatalog *cat;
+	HASH_SEQ_STATUS status;
+	DictEntry  *e;
+
+	if (created_count == 0 || dict_hash == NULL)
+		return;
+	cat = gsst_catalog(true);
+	if (cat == NULL || cat->dictionaries != dict_hash_relid)
+		return;					/* the extension was dropped meanwhile */
+	hash_seq_init(&status, dict_hash);
+	while ((e = hash_seq_search(&status)) != NULL)
+	{
+		if (e->created && e->orphaned)
+		{
+			insert_dictionary_row(cat, e->id, e->family, e->table.nsymbols,
+								  e->serialized);
+			e->orphaned = false;
+		}
+	}
+}
+
+/* End of transaction: keep (commit) or forget (abort) what it created. */
+static void
+settle_created(bool keep)
+{
+	HASH_SEQ_STATUS status;
+	DictEntry  *e;
+
+	if (created_count == 0 || dict_hash == NULL)
+		return;
+	hash_seq_init(&status, dict_hash);
+	while ((e = hash_seq_search(&status)) != NULL)
+	{
+		if (!e->created)
+			continue;
+		if (keep)
+		{
+			e->created = false;
+			e->orphaned = false;
+			e->subid = InvalidSubTransactionId;
+			if (e->serialized)
+				pfree(e->serialized);
+			e->serialized = NULL;
+		}
+		else
+		{
+			uint32		id = e->id;
+
+			free_dict_entry(e);
+			hash_search(dict_hash, &id, HASH_REMOVE, NULL);
+		}
+	}
+	created_count = 0;
+}
+
+static void
+xact_callback(XactEvent event, void *arg)
+{
+	switch (event)
+	{
+		case XACT_EVENT_PRE_COMMIT:
+		case XACT_EVENT_PRE_PREPARE:
+			reinsert_orphans();
+			break;
+		case XACT_EVENT_COMMIT:
+			settle_created(true);
+			break;
+		case XACT_EVENT_PREPARE:
+			/* a prepared transaction may still roll back elsewhere */
+			settle_created(false);
+			family_hash_stale = true;
+			break;
+		case XACT_EVENT_ABORT:
+			settle_created(false);
+			family_hash_stale = true;
+			drop_all_samples();
+			break;
+		default:
+			break;
+	}
+}
+
+static void
+subxact_callback(SubXactEvent event, SubTransactionId mySubid,
+				 SubTransactionId parentSubid, void *arg)
+{
+	HASH_SEQ_STATUS status;
+	DictEntry  *e;
+
+	if (created_count == 0 || dict_hash == NULL)
+		return;
+	if (event != SUBXACT_EVENT_COMMIT_SUB && event != SUBXACT_EVENT_ABORT_SUB)
+		return;
+	hash_seq_init(&status, dict_hash);
+	while ((e = hash_seq_search(&status)) != NULL)
+	{
+		if (!e->created || e->subid != mySubid)
+			continue;
+		e->subid = parentSubid;
+		if (event == SUBXACT_EVENT_ABORT_SUB)
+			e->orphaned = true;
+	}
+}
+
+void
+gsst_dict_init(void)
+{
+	CacheRegisterRelcacheCallback(relcache_callback, (Datum) 0);
+	RegisterXactCallback(xact_callback, NULL);
+	RegisterSubXactCallback(subxact_callback, NULL);
+}
+
+/* Trigger on gsst.dictionaries: rows are never updated or deleted. */
+PG_FUNCTION_INFO_V1(gsst_dictionaries_guard);
+Datum
+gsst_dictionaries_guard(PG_FUNCTION_ARGS)
+{
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("gsst.dictionaries_guard() must be called as a trigger")));
+	ereport(ERROR,
+			(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+			 errmsg("gsst dictionaries cannot be updated, deleted or truncated"),
+			 errdetail("Stored values refer to their dictionary by id for ever.")));
+	PG_RETURN_NULL();
+}
