@@ -1,0 +1,1355 @@
+/*
+ * gsst_gpu_body.h - the per-thread work of every gsst GPU kernel.
+ *
+ * Written in the common subset of C11 and CUDA C so that the same bodies
+ * run in the kernels (gsst_gpu.cu) and, one "thread" after another, in the
+ * CPU emulation of test/gpu, which checks the whole GPU pipeline against
+ * the codec on machines with no GPU.  Device-only details (read-only
+ * cached loads, 16-byte accesses, atomics) sit behind __CUDA_ARCH__.
+ *
+ * Memory-safety rule for every body: reads stay inside the ranges the
+ * caller names (input data, tile code area), writes inside the caller's
+ * output range; loads that would cross a range end fall back to bytes.
+ */
+#ifndef GSST_GPU_BODY_H
+#define GSST_GPU_BODY_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "gsst_codec.h"
+
+#ifdef __CUDACC__
+#define GG_FN static __host__ __device__ __forceinline__
+#else
+#define GG_FN static inline
+#endif
+
+#define GG_SEG GSST_SEGMENT_BYTES
+#define GG_NO_INDEX UINT64_MAX
+
+/* ---- structures shared by host and device ---- */
+
+/* The codec's encoder state, as the kernels keep it in shared memory. */
+typedef struct gg_encoder
+{
+	uint32_t	long_hash[GSST_HASH_BUCKETS * GSST_HASH_WAYS];
+	uint32_t	pair_hash[GSST_HASH_BUCKETS * GSST_HASH_WAYS];
+	uint64_t	symbol[256];
+	uint8_t		len[256];		/* len[GSST_ESCAPE] = 0 */
+	uint8_t		byte_code[256];
+} gg_encoder;
+
+typedef struct gg_decoder
+{
+	uint64_t	symbol[256];
+	uint8_t		len[256];		/* 0: unused code (and the escape) */
+} gg_decoder;
+
+/* unit flags */
+#define GG_HAS_LEAD   1u		/* starts inside a value (segment > 0) */
+#define GG_HAS_TRAIL  2u		/* ends inside a value it starts */
+#define GG_LEAD_OVER  4u		/* lead codes longer than its raw bytes */
+#define GG_TRAIL_OVER 8u
+
+/*
+ * One encoder work unit: the pieces from the first piece at or after
+ * u * unit_bytes up to the next unit's first piece.  Its scratch area holds
+ * [lead codes][whole values, final bytes][trail codes].  A value that
+ * crosses units (only values longer than a segment can) is encoded in
+ * parts; resolve decides raw or encoded once all parts are counted.
+ */
+typedef struct gg_unit
+{
+	uint64_t	first_value;
+	uint64_t	end_value;		/* value of the next unit's first piece, or n */
+	uint64_t	raw_start;		/* raw offset of the first piece (batch relative) */
+	uint32_t	first_seg;
+	uint32_t	end_seg;
+	uint32_t	lead_codes;		/* exact code bytes of the lead piece */
+	uint32_t	lead_raw;
+	uint32_t	whole_bytes;
+	uint32_t	trail_codes;
+	uint32_t	trail_raw;
+	uint32_t	flags;
+	/* set by resolve: the lead's by the unit owning its value, the rest by
+	 * the unit itself (separate words: two threads write one record) */
+	uint32_t	lead_final;		/* bytes in the tile: codes, or raw */
+	uint32_t	lead_is_raw;
+	uint32_t	trail_final;
+	uint32_t	trail_is_raw;
+} gg_unit;
+
+typedef struct gg_encode_args
+{
+	const uint8_t *data;
+	const uint64_t *off;
+	const gg_encoder *enc_global;	/* for the rare re-encode in compaction */
+	uint64_t	n;
+	uint64_t	off0;
+	uint64_t	off_end;		/* off[n] */
+	uint64_t	nunits;
+	uint64_t	unit_bytes;
+	uint64_t	units_per_split;
+	uint64_t	nsplits;
+	uint64_t	raw_bytes;
+	uint32_t	width;
+	uint8_t    *scratch;
+	uint64_t	scratch_bytes;
+	uint8_t    *tile;
+	uint64_t	comp_at;
+	uint64_t	raw_at;
+	uint64_t	splits_at;
+	uint64_t	splits_end;
+	uint64_t	codes_at;
+	gg_unit    *units;
+	uint64_t   *sizes;			/* final bytes per unit */
+	uint64_t   *bases;			/* exclusive prefix sum of sizes */
+	uint64_t   *code_bytes_out;	/* C, for the host */
+	const uint8_t *prefix;		/* header + table + padding, [0, comp_at) */
+} gg_encode_args;
+
+typedef struct gg_error
+{
+	int32_t		code;			/* first gsst_status seen, 0 = none */
+	int32_t		kind;			/* 1 split, 2 value */
+	uint64_t	where;
+} gg_error;
+
+typedef struct gg_decode_args
+{
+	const uint8_t *comp;
+	const uint8_t *raw;
+	const uint8_t *splits;
+	const uint8_t *codes;
+	uint64_t	n;
+	uint64_t	nsplits;
+	uint64_t	raw_bytes;
+	uint64_t	code_bytes;
+	uint32_t	width;
+	uint8_t    *out;
+	uint64_t	out_cap;
+	const uint64_t *sel;		/* selected value indices, or NULL = all */
+	const uint64_t *sel_off;	/* their output offsets (nsel + 1) */
+	uint64_t	nsel;
+	gg_error   *err;
+} gg_decode_args;
+
+/* ---- memory helpers ---- */
+
+GG_FN uint64_t
+gg_low_mask(unsigned nbytes)	/* nbytes in 0..8 */
+{
+	return nbytes >= 8 ? ~(uint64_t) 0 : (((uint64_t) 1 << (8 * nbytes)) - 1);
+}
+
+/* 8 bytes at an 8-aligned address written by an earlier kernel or host */
+GG_FN uint64_t
+gg_ldg64(const uint8_t *p)
+{
+#ifdef __CUDA_ARCH__
+	return __ldg((const unsigned long long *) p);
+#else
+	uint64_t	v;
+
+	memcpy(&v, p, 8);
+	return v;
+#endif
+}
+
+/* 8 bytes at an 8-aligned address this thread may have written */
+GG_FN uint64_t
+gg_ld64_own(const uint8_t *p)
+{
+#ifdef __CUDA_ARCH__
+	return *(const uint64_t *) p;
+#else
+	uint64_t	v;
+
+	memcpy(&v, p, 8);
+	return v;
+#endif
+}
+
+GG_FN void
+gg_st64(uint8_t *p, uint64_t v)	/* p 8-aligned */
+{
+#ifdef __CUDA_ARCH__
+	*(uint64_t *) p = v;
+#else
+	memcpy(p, &v, 8);
+#endif
+}
+
+GG_FN void
+gg_st32(uint8_t *p, uint32_t v)	/* p 4-aligned */
+{
+#ifdef __CUDA_ARCH__
+	*(uint32_t *) p = v;
+#else
+	memcpy(p, &v, 4);
+#endif
+}
+
+GG_FN void
+gg_st16(uint8_t *p, uint16_t v)	/* p 2-aligned */
+{
+#ifdef __CUDA_ARCH__
+	*(uint16_t *) p = v;
+#else
+	memcpy(p, &v, 2);
+#endif
+}
+
+GG_FN void
+gg_st128(uint8_t *p, uint64_t lo, uint64_t hi)	/* p 16-aligned */
+{
+#ifdef __CUDA_ARCH__
+	ulonglong2	v;
+
+	v.x = lo;
+	v.y = hi;
+	*(ulonglong2 *) p = v;
+#else
+	memcpy(p, &lo, 8);
+	memcpy(p + 8, &hi, 8);
+#endif
+}
+
+/* 16 bytes at a 16-aligned address, read-only */
+GG_FN void
+gg_ldg128(const uint8_t *p, uint64_t *lo, uint64_t *hi)
+{
+#ifdef __CUDA_ARCH__
+	ulonglong2	v = __ldg((const ulonglong2 *) p);
+
+	*lo = v.x;
+	*hi = v.y;
+#else
+	memcpy(lo, p, 8);
+	memcpy(hi, p + 8, 8);
+#endif
+}
+
+/* The 8-aligned word at a, with bytes outside [lo, hi) read as zero. */
+GG_FN uint64_t
+gg_load_word_guarded(uintptr_t a, uintptr_t lo, uintptr_t hi)
+{
+	uint64_t	v = 0;
+
+	if (a >= lo && a + 8 <= hi)
+		return gg_ldg64((const uint8_t *) a);
+	for (unsigned i = 0; i < 8; i++)
+		if (a + i >= lo && a + i < hi)
+			v |= (uint64_t) (*(const uint8_t *) (a + i)) << (8 * i);
+	return v;
+}
+
+/* 16-byte aligned chunk at a, bytes outside [lo, hi) zero. */
+GG_FN void
+gg_load_chunk_guarded(uintptr_t a, uintptr_t lo, uintptr_t hi, uint64_t *w0, uint64_t *w1)
+{
+	if (a >= lo && a + 16 <= hi)
+	{
+		gg_ldg128((const uint8_t *) a, w0, w1);
+		return;
+	}
+	*w0 = gg_load_word_guarded(a, lo, hi);
+	*w1 = gg_load_word_guarded(a + 8, lo, hi);
+}
+
+/* Bytes [from, to) of the 16-byte chunk (lo, hi) at 16-aligned p. */
+GG_FN void
+gg_store_chunk_part(uint8_t *p, uint64_t lo, uint64_t hi, unsigned from, unsigned to)
+{
+	while (from < to)
+	{
+		unsigned	left = to - from;
+		uint64_t	word = from < 8 ? lo : hi;
+		unsigned	shift = 8 * (from & 7);
+
+		if ((from & 7) == 0 && left >= 8)
+		{
+			gg_st64(p + from, word);
+			from += 8;
+		}
+		else if ((from & 3) == 0 && left >= 4)
+		{
+			gg_st32(p + from, (uint32_t) (word >> shift));
+			from += 4;
+		}
+		else if ((from & 1) == 0 && left >= 2)
+		{
+			gg_st16(p + from, (uint16_t) (word >> shift));
+			from += 2;
+		}
+		else
+		{
+			p[from] = (uint8_t) (word >> shift);
+			from += 1;
+		}
+	}
+}
+
+GG_FN uint64_t
+gg_read_entry(const uint8_t *base, uint64_t i, uint32_t width)
+{
+#ifdef __CUDA_ARCH__
+	if (width == 4)
+		return __ldg((const unsigned int *) base + i);
+	return __ldg((const unsigned long long *) base + i);
+#else
+	if (width == 4)
+	{
+		uint32_t	v;
+
+		memcpy(&v, base + i * 4, 4);
+		return v;
+	}
+	else
+	{
+		uint64_t	v;
+
+		memcpy(&v, base + i * 8, 8);
+		return v;
+	}
+#endif
+}
+
+/* read an entry this kernel (or thread) wrote: no read-only cache */
+GG_FN uint64_t
+gg_read_entry_rw(const uint8_t *base, uint64_t i, uint32_t width)
+{
+#ifdef __CUDA_ARCH__
+	if (width == 4)
+		return ((const uint32_t *) base)[i];
+	return ((const uint64_t *) base)[i];
+#else
+	return gg_read_entry(base, i, width);
+#endif
+}
+
+GG_FN void
+gg_write_entry(uint8_t *base, uint64_t i, uint32_t width, uint64_t v)
+{
+	if (width == 4)
+		gg_st32(base + i * 4, (uint32_t) v);
+	else
+		gg_st64(base + i * 8, v);
+}
+
+GG_FN uint64_t
+gg_ld_off(const uint64_t *off, uint64_t i)
+{
+#ifdef __CUDA_ARCH__
+	return __ldg((const unsigned long long *) off + i);
+#else
+	return off[i];
+#endif
+}
+
+GG_FN void
+gg_set_error(gg_error *err, int32_t code, int32_t kind, uint64_t where)
+{
+#ifdef __CUDA_ARCH__
+	if (atomicCAS(&err->code, 0, code) == 0)
+	{
+		err->kind = kind;
+		err->where = where;
+	}
+#else
+	if (err->code == 0)
+	{
+		err->code = code;
+		err->kind = kind;
+		err->where = where;
+	}
+#endif
+}
+
+/* ---- input window: 8 bytes at any position of a byte stream ---- */
+
+typedef struct gg_win
+{
+	uintptr_t	base;			/* 8-aligned address of w0 */
+	uint64_t	w0;
+	uint64_t	w1;
+	uintptr_t	lo;				/* readable range */
+	uintptr_t	hi;
+} gg_win;
+
+GG_FN void
+gg_win_seek(gg_win *w, uintptr_t p)
+{
+	w->base = p & ~(uintptr_t) 7;
+	w->w0 = gg_load_word_guarded(w->base, w->lo, w->hi);
+	w->w1 = gg_load_word_guarded(w->base + 8, w->lo, w->hi);
+}
+
+GG_FN uint64_t
+gg_win_peek(const gg_win *w, uintptr_t p)
+{
+	unsigned	shift = (unsigned) (p - w->base) * 8;	/* < 64 */
+
+	/* (w1 << 1) << (63 - shift) is w1 << (64 - shift), and 0 for shift 0 */
+	return (w->w0 >> shift) | ((w->w1 << 1) << (63 - shift));
+}
+
+/* after moving forward by at most 8 bytes */
+GG_FN void
+gg_win_advance(gg_win *w, uintptr_t p)
+{
+	if (p - w->base >= 8)
+	{
+		w->base += 8;
+		w->w0 = w->w1;
+		w->w1 = gg_load_word_guarded(w->base + 8, w->lo, w->hi);
+	}
+}
+
+/* ---- packer: bytes appended to an 8-aligned scratch area ---- */
+
+typedef struct gg_packer
+{
+	uint8_t    *base;			/* 8-aligned */
+	uint64_t	acc;
+	uint32_t	fill;			/* bytes in acc, < 8 */
+	uint32_t	word_pos;		/* offset of acc's first byte, multiple of 8 */
+} gg_packer;
+
+GG_FN uint32_t
+gg_pack_pos(const gg_packer *pk)
+{
+	return pk->word_pos + pk->fill;
+}
+
+/* append n (1..8) bytes; bytes of `bytes` above n must be zero */
+GG_FN void
+gg_pack_put(gg_packer *pk, uint64_t bytes, unsigned n)
+{
+	unsigned	fill = pk->fill;
+
+	pk->acc |= bytes << (8 * fill);
+	if (fill + n >= 8)
+	{
+		gg_st64(pk->base + pk->word_pos, pk->acc);
+		pk->word_pos += 8;
+		pk->acc = fill + n > 8 ? bytes >> (8 * (8 - fill)) : 0;
+		pk->fill = fill + n - 8;
+	}
+	else
+		pk->fill = fill + n;
+}
+
+/* move the write position to p (back, or forward leaving garbage) */
+GG_FN void
+gg_pack_seek(gg_packer *pk, uint32_t p)
+{
+	if (p >= pk->word_pos && p < pk->word_pos + 8)
+	{
+		if (p < pk->word_pos + pk->fill)
+			pk->acc &= gg_low_mask(p - pk->word_pos);
+		pk->fill = p - pk->word_pos;
+		return;
+	}
+	if (p > pk->word_pos)
+	{
+		/* forward past the current word: write it out first */
+		gg_st64(pk->base + pk->word_pos, pk->acc);
+		pk->word_pos = p & ~7u;
+		pk->fill = p & 7u;
+		pk->acc = 0;
+		return;
+	}
+	/* back into words already written */
+	pk->word_pos = p & ~7u;
+	pk->fill = p & 7u;
+	pk->acc = gg_ld64_own(pk->base + pk->word_pos) & gg_low_mask(pk->fill);
+}
+
+GG_FN void
+gg_pack_finish(gg_packer *pk)
+{
+	if (pk->fill > 0)
+		gg_st64(pk->base + pk->word_pos, pk->acc);
+}
+
+/* ---- the encoding rule (mirrors the codec's gsst_match exactly) ---- */
+
+GG_FN unsigned
+gg_hash_lookup(const uint32_t *hash, uint32_t key)
+{
+	uint32_t	bucket = (key * 0x9E3779B1u) >> 24;
+	unsigned	code = GSST_ESCAPE;
+	uint32_t	e[4];
+
+#ifdef __CUDA_ARCH__
+	uint4		q = ((const uint4 *) hash)[bucket];
+
+	e[0] = q.x;
+	e[1] = q.y;
+	e[2] = q.z;
+	e[3] = q.w;
+#else
+	memcpy(e, hash + bucket * 4, sizeof(e));
+#endif
+	/* the last matching way wins, as in the codec */
+	for (int way = 0; way < 4; way++)
+		if ((e[way] & 0xFFFFFFu) == key)
+			code = e[way] >> 24;
+	return code;
+}
+
+GG_FN unsigned
+gg_match(const gg_encoder *enc, uint64_t word, unsigned rem, unsigned *advance)
+{
+	unsigned	long_code = gg_hash_lookup(enc->long_hash, (uint32_t) word & 0xFFFFFFu);
+	unsigned	pair_code = gg_hash_lookup(enc->pair_hash, (uint32_t) word & 0xFFFFu);
+	unsigned	byte_code = enc->byte_code[word & 0xFF];
+	unsigned	long_len = enc->len[long_code];
+	uint64_t	mask = long_len ? (~(uint64_t) 0 >> (64 - 8 * long_len)) : 0;
+	int			long_ok = long_code != GSST_ESCAPE && long_len <= rem &&
+		((word ^ enc->symbol[long_code]) & mask) == 0;
+	int			pair_ok = pair_code != GSST_ESCAPE && rem >= 2;
+
+	*advance = long_ok ? long_len : (pair_ok ? 2u : 1u);
+	return long_ok ? long_code : (pair_ok ? pair_code : byte_code);
+}
+
+/*
+ * Encode raw bytes [pos, end) of one value whose first byte is vstart
+ * (matching restarts at vstart + k * 4096).  Codes go to the packer while
+ * they fit in `budget` bytes; past that *over is set and, unless
+ * count_all, the function returns at once.  Returns the code bytes counted.
+ * The window must hold pos; on return it holds the stop position.
+ */
+GG_FN uint64_t
+gg_encode_run(const gg_encoder *enc, gg_win *win, gg_packer *pk, uintptr_t data,
+			  uint64_t pos, uint64_t end, uint64_t vstart, uint64_t budget,
+			  int count_all, int *over)
+{
+	uint64_t	written = 0;
+
+	*over = 0;
+	while (pos < end)
+	{
+		uint64_t	seg_end = vstart + ((pos - vstart) / GG_SEG + 1) * GG_SEG;
+
+		if (seg_end > end)
+			seg_end = end;
+		while (pos < seg_end)
+		{
+			uint64_t	word = gg_win_peek(win, data + pos);
+			uint64_t	left = seg_end - pos;
+			unsigned	advance;
+			unsigned	code = gg_match(enc, word, left < 8 ? (unsigned) left : 8u, &advance);
+			unsigned	escape = code == GSST_ESCAPE;
+			unsigned	nbytes = 1 + escape;
+
+			if (!*over)
+			{
+				if (written + nbytes > budget)
+				{
+					*over = 1;
+					if (!count_all)
+						return written;
+				}
+				else
+					gg_pack_put(pk, escape ? (0xFFu | (word & 0xFF) << 8) : code, nbytes);
+			}
+			written += nbytes;
+			pos += advance;
+			gg_win_advance(win, data + pos);
+		}
+	}
+	return written;
+}
+
+/* copy raw bytes [pos, end) through the window into the packer */
+GG_FN void
+gg_copy_raw(gg_win *win, gg_packer *pk, uintptr_t data, uint64_t pos, uint64_t end)
+{
+	gg_win_seek(win, data + pos);
+	while (pos < end)
+	{
+		uint64_t	left = end - pos;
+		unsigned	k = left < 8 ? (unsigned) left : 8u;
+
+		gg_pack_put(pk, gg_win_peek(win, data + pos) & gg_low_mask(k), k);
+		pos += k;
+		gg_win_advance(win, data + pos);
+	}
+}
+
+/* ---- piece search: the codec's split rule, evaluated at one multiple ---- */
+
+/*
+ * First piece (value *v, segment *s) whose raw start is at or after
+ * absolute offset m; (n, 0) when none.
+ */
+GG_FN void
+gg_piece_at(const uint64_t *off, uint64_t n, uint64_t m, uint64_t *v, uint32_t *s)
+{
+	uint64_t	lo = 0,
+				hi = n;
+
+	if (gg_ld_off(off, n) < m)
+	{
+		*v = n;
+		*s = 0;
+		return;
+	}
+	while (lo < hi)
+	{
+		uint64_t	mid = lo + (hi - lo) / 2;
+
+		if (gg_ld_off(off, mid) >= m)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (lo > 0)
+	{
+		uint64_t	start = gg_ld_off(off, lo - 1);
+		uint64_t	len = gg_ld_off(off, lo) - start;
+		uint64_t	seg = (m - start + GG_SEG - 1) / GG_SEG;
+
+		if (seg * GG_SEG < len)
+		{
+			*v = lo - 1;
+			*s = (uint32_t) seg;
+			return;
+		}
+	}
+	*v = lo;
+	*s = 0;
+}
+
+GG_FN uint64_t
+gg_unit_scratch(uint64_t u, uint64_t raw_start)
+{
+	/* 8-aligned, and at least unit raw bytes + 9 apart (see encode_unit) */
+	return ((raw_start + 7) & ~(uint64_t) 7) + 16 * u;
+}
+
+/* ---- encode: one unit (one thread) ---- */
+
+GG_FN void
+gg_encode_unit(const gg_encoder *enc, const gg_encode_args *a, uint64_t u)
+{
+	const uint64_t *off = a->off;
+	uintptr_t	data = (uintptr_t) a->data;
+	uint64_t	v,
+				ve,
+				pos,
+				end,
+				w;
+	uint32_t	s,
+				se;
+	gg_unit		rec;
+	gg_win		win;
+	gg_packer	pk;
+	uint32_t	whole_start;
+	int			over;
+
+	gg_piece_at(off, a->n, a->off0 + u * a->unit_bytes, &v, &s);
+	if (u + 1 < a->nunits)
+		gg_piece_at(off, a->n, a->off0 + (u + 1) * a->unit_bytes, &ve, &se);
+	else
+	{
+		ve = a->n;
+		se = 0;
+	}
+	pos = gg_ld_off(off, v) + (uint64_t) s * GG_SEG;
+	end = ve < a->n ? gg_ld_off(off, ve) + (uint64_t) se * GG_SEG : a->off_end;
+
+	memset(&rec, 0, sizeof(rec));
+	rec.first_value = v;
+	rec.first_seg = s;
+	rec.end_value = ve;
+	rec.end_seg = se;
+	rec.raw_start = pos - a->off0;
+
+	win.lo = data + a->off0;
+	win.hi = data + a->off_end;
+	gg_win_seek(&win, data + pos);
+	pk.base = a->scratch + gg_unit_scratch(u, rec.raw_start);
+	pk.acc = 0;
+	pk.fill = 0;
+	pk.word_pos = 0;
+
+	if (s > 0)
+	{
+		/* continuation of a value begun in an earlier unit */
+		uint64_t	vstart = gg_ld_off(off, v);
+		uint64_t	pend = ve == v ? end : gg_ld_off(off, v + 1);
+		uint64_t	codes = gg_encode_run(enc, &win, &pk, data, pos, pend, vstart,
+										  pend - pos, 1, &over);
+
+		rec.flags |= GG_HAS_LEAD | (over ? GG_LEAD_OVER : 0);
+		rec.lead_codes = (uint32_t) codes;
+		rec.lead_raw = (uint32_t) (pend - pos);
+		gg_pack_seek(&pk, over ? rec.lead_raw : rec.lead_codes);
+		pos = pend;
+		v++;
+	}
+
+	whole_start = gg_pack_pos(&pk);
+	for (w = v; w < ve; w++)
+	{
+		uint64_t	vstart = gg_ld_off(off, w);
+		uint64_t	vend = gg_ld_off(off, w + 1);
+		uint32_t	out_start = gg_pack_pos(&pk);
+
+		gg_write_entry(a->tile + a->comp_at, w, a->width, out_start - whole_start);
+		gg_write_entry(a->tile + a->raw_at, w, a->width, vstart - a->off0);
+		if (vend == vstart)
+			continue;
+		gg_encode_run(enc, &win, &pk, data, vstart, vend, vstart, vend - vstart - 1, 0, &over);
+		if (over)
+		{
+			/* codes would not be shorter: store the value raw */
+			gg_pack_seek(&pk, out_start);
+			gg_copy_raw(&win, &pk, data, vstart, vend);
+		}
+	}
+	rec.whole_bytes = gg_pack_pos(&pk) - whole_start;
+
+	if (se > 0 && ve >= v)
+	{
+		/* the first segments of a value that continues in the next unit */
+		uint64_t	vstart = gg_ld_off(off, ve);
+		uint64_t	codes;
+
+		gg_write_entry(a->tile + a->raw_at, ve, a->width, vstart - a->off0);
+		gg_win_seek(&win, data + vstart);
+		codes = gg_encode_run(enc, &win, &pk, data, vstart, end, vstart, end - vstart,
+							  1, &over);
+		rec.flags |= GG_HAS_TRAIL | (over ? GG_TRAIL_OVER : 0);
+		rec.trail_codes = (uint32_t) codes;
+		rec.trail_raw = (uint32_t) (end - vstart);
+	}
+	gg_pack_finish(&pk);
+	a->units[u] = rec;
+}
+
+/*
+ * Decide raw or encoded for the value whose first part is unit u's trail,
+ * and set the final sizes of all its parts.
+ */
+GG_FN void
+gg_resolve_unit(const gg_encode_args *a, uint64_t u)
+{
+	gg_unit    *units = a->units;
+	uint64_t	w,
+				total,
+				len,
+				k;
+	int			raw;
+
+	if (!(units[u].flags & GG_HAS_LEAD))
+	{
+		units[u].lead_final = 0;
+		units[u].lead_is_raw = 0;
+	}
+	if (!(units[u].flags & GG_HAS_TRAIL))
+	{
+		units[u].trail_final = 0;
+		units[u].trail_is_raw = 0;
+		return;
+	}
+	w = units[u].end_value;
+	total = units[u].trail_codes;
+	for (k = u + 1; k < a->nunits && units[k].first_value == w && units[k].first_seg > 0; k++)
+		total += units[k].lead_codes;
+	len = gg_ld_off(a->off, w + 1) - gg_ld_off(a->off, w);
+	raw = total >= len;
+	units[u].trail_final = raw ? units[u].trail_raw : units[u].trail_codes;
+	units[u].trail_is_raw = (uint32_t) raw;
+	for (k = u + 1; k < a->nunits && units[k].first_value == w && units[k].first_seg > 0; k++)
+	{
+		units[k].lead_final = raw ? units[k].lead_raw : units[k].lead_codes;
+		units[k].lead_is_raw = (uint32_t) raw;
+	}
+}
+
+GG_FN void
+gg_unit_size(const gg_encode_args *a, uint64_t u)
+{
+	const gg_unit *r = &a->units[u];
+
+	a->sizes[u] = (uint64_t) r->lead_final + r->whole_bytes + r->trail_final;
+}
+
+/*
+ * Copy n bytes from src to dst with lanes lane, lane + nlanes, ... of a
+ * group (a warp on the GPU, one lane in the emulation).  Stores are
+ * 8-byte aligned inside dst; loads are aligned words of src, guarded by
+ * the readable range [src_lo, src_hi).
+ */
+GG_FN void
+gg_copy_lanes(uint8_t *dst, const uint8_t *src, uint64_t n, uintptr_t src_lo,
+			  uintptr_t src_hi, unsigned lane, unsigned nlanes)
+{
+	uint64_t	head = (8 - ((uintptr_t) dst & 7)) & 7;
+	uint64_t	words,
+				k;
+
+	if (head > n)
+		head = n;
+	for (k = lane; k < head; k += nlanes)
+		dst[k] = src[k];
+	dst += head;
+	src += head;
+	n -= head;
+	words = n / 8;
+	for (k = lane; k < words; k += nlanes)
+	{
+		uintptr_t	p = (uintptr_t) src + 8 * k;
+		uintptr_t	a0 = p & ~(uintptr_t) 7;
+		unsigned	shift = (unsigned) (p - a0) * 8;
+		uint64_t	w0 = gg_load_word_guarded(a0, src_lo, src_hi);
+		uint64_t	w1 = shift ? gg_load_word_guarded(a0 + 8, src_lo, src_hi) : 0;
+
+		gg_st64(dst + 8 * k, (w0 >> shift) | ((w1 << 1) << (63 - shift)));
+	}
+	for (k = words * 8 + lane; k < n; k += nlanes)
+		dst[k] = src[k];
+}
+
+/* Re-encode a piece straight into the tile (rare: its codes overflowed
+ * the scratch area yet the whole value still shrinks). */
+GG_FN void
+gg_reencode_piece(const gg_encoder *enc, const gg_encode_args *a, uint64_t pos, uint64_t end,
+				  uint64_t vstart, uint8_t *dst)
+{
+	uintptr_t	data = (uintptr_t) a->data;
+	gg_win		win;
+
+	win.lo = data + a->off0;
+	win.hi = data + a->off_end;
+	gg_win_seek(&win, data + pos);
+	while (pos < end)
+	{
+		uint64_t	seg_end = vstart + ((pos - vstart) / GG_SEG + 1) * GG_SEG;
+
+		if (seg_end > end)
+			seg_end = end;
+		while (pos < seg_end)
+		{
+			uint64_t	word = gg_win_peek(&win, data + pos);
+			uint64_t	left = seg_end - pos;
+			unsigned	advance;
+			unsigned	code = gg_match(enc, word, left < 8 ? (unsigned) left : 8u, &advance);
+
+			*dst++ = (uint8_t) code;
+			if (code == GSST_ESCAPE)
+				*dst++ = (uint8_t) word;
+			pos += advance;
+			gg_win_advance(&win, data + pos);
+		}
+	}
+}
+
+/* ---- compaction: one unit per lane group ---- */
+
+GG_FN void
+gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nlanes)
+{
+	const gg_unit *r = &a->units[u];
+	uint64_t	base = a->bases[u];
+	uint8_t    *codes = a->tile + a->codes_at;
+	uint8_t    *dst = codes + base;
+	const uint8_t *scratch = a->scratch + gg_unit_scratch(u, r->raw_start);
+	uintptr_t	scr_lo = (uintptr_t) a->scratch;
+	uintptr_t	scr_hi = (uintptr_t) a->scratch + a->scratch_bytes;
+	uintptr_t	data_lo = (uintptr_t) a->data + a->off0;
+	uintptr_t	data_hi = (uintptr_t) a->data + a->off_end;
+	uint64_t	sp = 0;
+	uint64_t	w,
+				first_whole;
+
+	if (r->flags & GG_HAS_LEAD)
+	{
+		uint64_t	pos = a->off0 + r->raw_start;
+
+		if (r->lead_is_raw)
+			gg_copy_lanes(dst, a->data + pos, r->lead_raw, data_lo, data_hi, lane, nlanes);
+		else if (r->flags & GG_LEAD_OVER)
+		{
+			if (lane == 0)
+				gg_reencode_piece(a->enc_global, a, pos, pos + r->lead_raw,
+								  gg_ld_off(a->off, r->first_value), dst);
+		}
+		else
+			gg_copy_lanes(dst, scratch, r->lead_codes, scr_lo, scr_hi, lane, nlanes);
+		sp = (r->flags & GG_LEAD_OVER) ? r->lead_raw : r->lead_codes;
+		dst += r->lead_final;
+	}
+	gg_copy_lanes(dst, scratch + sp, r->whole_bytes, scr_lo, scr_hi, lane, nlanes);
+	sp += r->whole_bytes;
+	dst += r->whole_bytes;
+	if (r->flags & GG_HAS_TRAIL)
+	{
+		uint64_t	vstart = gg_ld_off(a->off, r->end_value);
+
+		if (r->trail_is_raw)
+			gg_copy_lanes(dst, a->data + vstart, r->trail_raw, data_lo, data_hi, lane, nlanes);
+		else if (r->flags & GG_TRAIL_OVER)
+		{
+			if (lane == 0)
+				gg_reencode_piece(a->enc_global, a, vstart, vstart + r->trail_raw, vstart, dst);
+		}
+		else
+			gg_copy_lanes(dst, scratch + sp, r->trail_codes, scr_lo, scr_hi, lane, nlanes);
+		if (lane == 0)
+			gg_write_entry(a->tile + a->comp_at, r->end_value, a->width,
+						   base + r->lead_final + r->whole_bytes);
+	}
+	/* whole values hold unit-local offsets: make them tile offsets */
+	first_whole = r->first_value + (r->first_seg > 0 ? 1 : 0);
+	for (w = first_whole + lane; w < r->end_value; w += nlanes)
+	{
+		uint64_t	local = gg_read_entry_rw(a->tile + a->comp_at, w, a->width);
+
+		gg_write_entry(a->tile + a->comp_at, w, a->width, local + base + r->lead_final);
+	}
+}
+
+/* ---- split table, sentinels and header ---- */
+
+GG_FN uint64_t
+gg_total_code_bytes(const gg_encode_args *a)
+{
+	uint64_t	last = a->nunits - 1;
+
+	return a->bases[last] + a->sizes[last];
+}
+
+/* entry k of the split table (k <= nsplits), plus the index sentinels */
+GG_FN void
+gg_split_entry(const gg_encode_args *a, uint64_t k)
+{
+	uint8_t    *entry = a->tile + a->splits_at + k * 3 * a->width;
+
+	if (k < a->nsplits)
+	{
+		uint64_t	u = k * a->units_per_split;
+		const gg_unit *r = &a->units[u];
+
+		gg_write_entry(entry, 0, a->width, r->first_value);
+		gg_write_entry(entry, 1, a->width, a->bases[u]);
+		gg_write_entry(entry, 2, a->width, r->raw_start);
+	}
+	else if (k == a->nsplits)
+	{
+		uint64_t	c = gg_total_code_bytes(a);
+
+		gg_write_entry(entry, 0, a->width, a->n);
+		gg_write_entry(entry, 1, a->width, c);
+		gg_write_entry(entry, 2, a->width, a->raw_bytes);
+		gg_write_entry(a->tile + a->comp_at, a->n, a->width, c);
+		gg_write_entry(a->tile + a->raw_at, a->n, a->width, a->raw_bytes);
+		*a->code_bytes_out = c;
+	}
+}
+
+/* byte i of the header region [0, comp_at) or of the padding before codes */
+GG_FN void
+gg_prefix_byte(const gg_encode_args *a, uint64_t i)
+{
+	if (i < a->comp_at)
+	{
+		uint8_t		b = a->prefix[i];
+
+		if (i >= 40 && i < 48)
+			b = (uint8_t) (gg_total_code_bytes(a) >> (8 * (i - 40)));
+		a->tile[i] = b;
+	}
+	else if (i - a->comp_at < a->codes_at - a->splits_end)
+		a->tile[a->splits_end + (i - a->comp_at)] = 0;
+}
+
+/* ---- sample for training ---- */
+
+#define GG_SAMPLE_SLOTS 4096
+#define GG_SAMPLE_PIECE 512
+
+GG_FN uint64_t
+gg_sample_index(uint64_t n, uint32_t k)
+{
+	uint32_t	r = 0;
+
+	if (n <= GG_SAMPLE_SLOTS)
+		return k < n ? k : GG_NO_INDEX;
+	/* bit-reversed slots: any prefix of slots spreads over the batch */
+	for (int b = 0; b < 12; b++)
+		r |= ((k >> b) & 1u) << (11 - b);
+	return (uint64_t) r * n / GG_SAMPLE_SLOTS;
+}
+
+GG_FN void
+gg_sample_len(const uint64_t *off, uint64_t n, uint32_t k, uint32_t *lens)
+{
+	uint64_t	i = gg_sample_index(n, k);
+	uint64_t	len = 0;
+
+	if (i != GG_NO_INDEX)
+		len = gg_ld_off(off, i + 1) - gg_ld_off(off, i);
+	lens[k] = (uint32_t) (len < GG_SAMPLE_PIECE ? len : GG_SAMPLE_PIECE);
+}
+
+GG_FN void
+gg_sample_copy(const uint8_t *data, const uint64_t *off, uint64_t n, uint32_t k,
+			   const uint32_t *lens, const uint32_t *starts, uint32_t target,
+			   uint8_t *sample, unsigned lane, unsigned nlanes)
+{
+	uint64_t	i = gg_sample_index(n, k);
+	const uint8_t *src;
+
+	if (i == GG_NO_INDEX || starts[k] + lens[k] > target)
+		return;
+	src = data + gg_ld_off(off, i);
+	for (uint32_t b = lane; b < lens[k]; b += nlanes)
+		sample[starts[k] + b] = src[b];
+}
+
+/* ---- decoding ---- */
+
+/* input: 8 bytes at any position of the code area, 16-byte chunk loads */
+typedef struct gg_in
+{
+	uintptr_t	base;			/* 16-aligned address of x0 */
+	uint64_t	x0,
+				x1,
+				x2,
+				x3;
+	uintptr_t	lo,
+				hi;
+} gg_in;
+
+GG_FN void
+gg_in_seek(gg_in *in, uintptr_t p)
+{
+	in->base = p & ~(uintptr_t) 15;
+	gg_load_chunk_guarded(in->base, in->lo, in->hi, &in->x0, &in->x1);
+	gg_load_chunk_guarded(in->base + 16, in->lo, in->hi, &in->x2, &in->x3);
+}
+
+GG_FN uint64_t
+gg_in_peek(const gg_in *in, uintptr_t p)
+{
+	unsigned	o = (unsigned) (p - in->base);	/* < 16 */
+	uint64_t	a = o >= 8 ? in->x1 : in->x0;
+	uint64_t	b = o >= 8 ? in->x2 : in->x1;
+	unsigned	shift = (o & 7) * 8;
+
+	return (a >> shift) | ((b << 1) << (63 - shift));
+}
+
+/* after moving forward by at most 8 bytes */
+GG_FN void
+gg_in_advance(gg_in *in, uintptr_t p)
+{
+	if (p - in->base >= 16)
+	{
+		in->base += 16;
+		in->x0 = in->x2;
+		in->x1 = in->x3;
+		gg_load_chunk_guarded(in->base + 16, in->lo, in->hi, &in->x2, &in->x3);
+	}
+}
+
+/* output: 16-byte aligned stores inside [lo, hi) */
+typedef struct gg_out
+{
+	uintptr_t	chunk;			/* 16-aligned address of the acc */
+	uint64_t	a0,
+				a1;
+	unsigned	fill;			/* bytes in the acc, < 16 */
+	uintptr_t	lo,
+				hi;
+} gg_out;
+
+GG_FN void
+gg_out_init(gg_out *o, uintptr_t lo, uintptr_t hi)
+{
+	o->lo = lo;
+	o->hi = hi;
+	o->chunk = lo & ~(uintptr_t) 15;
+	o->fill = (unsigned) (lo - o->chunk);
+	o->a0 = 0;
+	o->a1 = 0;
+}
+
+GG_FN void
+gg_out_flush(gg_out *o, unsigned upto)
+{
+	uintptr_t	c = o->chunk;
+
+	if (c >= o->lo && c + 16 <= o->hi && upto == 16)
+		gg_st128((uint8_t *) c, o->a0, o->a1);
+	else
+	{
+		unsigned	from = c < o->lo ? (unsigned) (o->lo - c) : 0;
+		unsigned	to = c + upto > o->hi ? (unsigned) (o->hi - c) : upto;
+
+		if (from < to)
+			gg_store_chunk_part((uint8_t *) c, o->a0, o->a1, from, to);
+	}
+}
+
+/* append n (1..8) bytes; bytes of `bytes` above n must be zero */
+GG_FN void
+gg_out_put(gg_out *o, uint64_t bytes, unsigned n)
+{
+	unsigned	f = o->fill;
+	uint64_t	carry = 0;
+
+	if (f < 8)
+	{
+		o->a0 |= bytes << (8 * f);
+		o->a1 |= (bytes >> 1) >> (63 - 8 * f);	/* bytes >> (64 - 8f) */
+	}
+	else
+	{
+		o->a1 |= bytes << (8 * (f - 8));
+		carry = f > 8 ? bytes >> (8 * (16 - f)) : 0;
+	}
+	f += n;
+	if (f >= 16)
+	{
+		gg_out_flush(o, 16);
+		o->chunk += 16;
+		o->a0 = carry;
+		o->a1 = 0;
+		f -= 16;
+	}
+	o->fill = f;
+}
+
+GG_FN void
+gg_out_finish(gg_out *o)
+{
+	if (o->fill > 0)
+		gg_out_flush(o, o->fill);
+}
+
+/* decode codes [c, cend) that must yield exactly nout bytes */
+GG_FN int
+gg_decode_codes(const gg_decoder *dec, gg_in *in, gg_out *o, uint64_t c, uint64_t cend,
+				uint64_t nout)
+{
+	uintptr_t	codes = in->lo;
+	uint64_t	produced = 0;
+
+	while (c < cend)
+	{
+		uint64_t	word = gg_in_peek(in, codes + c);
+		unsigned	code = (unsigned) (word & 0xFF);
+		uint64_t	sym;
+		unsigned	len,
+					adv;
+
+		if (code == GSST_ESCAPE)
+		{
+			if (cend - c < 2)
+				return GSST_ERR_DANGLING_ESCAPE;
+			sym = (word >> 8) & 0xFF;
+			len = 1;
+			adv = 2;
+		}
+		else
+		{
+			len = dec->len[code];
+			if (len == 0)
+				return GSST_ERR_BAD_CODE;
+			sym = dec->symbol[code];
+			adv = 1;
+		}
+		if (produced + len > nout)
+			return GSST_ERR_LENGTH;
+		gg_out_put(o, sym, len);
+		produced += len;
+		c += adv;
+		gg_in_advance(in, codes + c);
+	}
+	return produced == nout ? GSST_OK : GSST_ERR_LENGTH;
+}
+
+/* copy stored-raw bytes [c, c + n) of the code area to the output */
+GG_FN void
+gg_decode_copy(gg_in *in, gg_out *o, uint64_t c, uint64_t n)
+{
+	uintptr_t	codes = in->lo;
+	uint64_t	end = c + n;
+
+	while (c < end)
+	{
+		uint64_t	left = end - c;
+		unsigned	k = left < 8 ? (unsigned) left : 8u;
+
+		gg_out_put(o, gg_in_peek(in, codes + c) & gg_low_mask(k), k);
+		c += k;
+		gg_in_advance(in, codes + c);
+	}
+}
+
+/* decode split s to its raw range; mirrors gsst_tile_decode_split */
+GG_FN void
+gg_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s)
+{
+	uint32_t	W = a->width;
+	const uint8_t *e0 = a->splits + s * 3 * W;
+	const uint8_t *e1 = e0 + 3 * W;
+	uint64_t	v = gg_read_entry(e0, 0, W),
+				c = gg_read_entry(e0, 1, W),
+				r = gg_read_entry(e0, 2, W);
+	uint64_t	v1 = gg_read_entry(e1, 0, W),
+				c1 = gg_read_entry(e1, 1, W),
+				r1 = gg_read_entry(e1, 2, W);
+	gg_in		in;
+	gg_out		o;
+	int			rc = GSST_OK;
+
+	if (!(v <= v1 && v1 <= a->n && c <= c1 && c1 <= a->code_bytes && r <= r1 &&
+		  r1 <= a->raw_bytes))
+	{
+		gg_set_error(a->err, GSST_ERR_OFFSET, 1, s);
+		return;
+	}
+	in.lo = (uintptr_t) a->codes;
+	in.hi = (uintptr_t) a->codes + a->code_bytes;
+	gg_in_seek(&in, in.lo + c);
+	gg_out_init(&o, (uintptr_t) a->out + r, (uintptr_t) a->out + r1);
+
+	while (r < r1 || c < c1)
+	{
+		uint64_t	vc0,
+					vr0,
+					vc1,
+					vr1,
+					ce,
+					re;
+
+		if (v >= a->n)
+		{
+			rc = GSST_ERR_OFFSET;
+			break;
+		}
+		vc0 = gg_read_entry(a->comp, v, W);
+		vr0 = gg_read_entry(a->raw, v, W);
+		vc1 = gg_read_entry(a->comp, v + 1, W);
+		vr1 = gg_read_entry(a->raw, v + 1, W);
+		if (vc1 < vc0 || vr1 < vr0 || vc1 - vc0 > vr1 - vr0)
+		{
+			rc = GSST_ERR_OFFSET;
+			break;
+		}
+		ce = vc1 < c1 ? vc1 : c1;
+		re = vr1 < r1 ? vr1 : r1;
+		if (c > ce || r > re)
+		{
+			rc = GSST_ERR_OFFSET;
+			break;
+		}
+		if (vc1 - vc0 == vr1 - vr0)
+		{
+			if (ce - c != re - r)
+			{
+				rc = GSST_ERR_LENGTH;
+				break;
+			}
+			gg_decode_copy(&in, &o, c, ce - c);
+		}
+		else
+		{
+			rc = gg_decode_codes(dec, &in, &o, c, ce, re - r);
+			if (rc != GSST_OK)
+				break;
+		}
+		if (vc1 > c1 || vr1 > r1)
+			break;				/* the split ends inside this value */
+		c = vc1;
+		r = vr1;
+		v++;
+	}
+	if (rc != GSST_OK)
+	{
+		gg_set_error(a->err, rc, 1, s);
+		return;
+	}
+	gg_out_finish(&o);
+}
+
+/* decode one value on its own (t-th of the selection, or value t) */
+GG_FN void
+gg_decode_value(const gg_decoder *dec, const gg_decode_args *a, uint64_t t)
+{
+	uint32_t	W = a->width;
+	uint64_t	i = a->sel ? a->sel[t] : t;
+	uint64_t	vc0,
+				vc1,
+				vr0,
+				vr1,
+				dst;
+	gg_in		in;
+	gg_out		o;
+	int			rc = GSST_OK;
+
+	if (i >= a->n)
+	{
+		gg_set_error(a->err, GSST_ERR_OFFSET, 2, t);
+		return;
+	}
+	vc0 = gg_read_entry(a->comp, i, W);
+	vc1 = gg_read_entry(a->comp, i + 1, W);
+	vr0 = gg_read_entry(a->raw, i, W);
+	vr1 = gg_read_entry(a->raw, i + 1, W);
+	if (vc1 < vc0 || vr1 < vr0 || vc1 - vc0 > vr1 - vr0 || vc1 > a->code_bytes)
+	{
+		gg_set_error(a->err, GSST_ERR_OFFSET, 2, i);
+		return;
+	}
+	dst = a->sel ? a->sel_off[t] : vr0;
+	if (dst > a->out_cap || a->out_cap - dst < vr1 - vr0)
+	{
+		gg_set_error(a->err, GSST_ERR_SPACE, 2, i);
+		return;
+	}
+	if (vr1 == vr0)
+		return;
+	in.lo = (uintptr_t) a->codes;
+	in.hi = (uintptr_t) a->codes + a->code_bytes;
+	gg_in_seek(&in, in.lo + vc0);
+	gg_out_init(&o, (uintptr_t) a->out + dst, (uintptr_t) a->out + dst + (vr1 - vr0));
+	if (vc1 - vc0 == vr1 - vr0)
+		gg_decode_copy(&in, &o, vc0, vc1 - vc0);
+	else
+		rc = gg_decode_codes(dec, &in, &o, vc0, vc1, vr1 - vr0);
+	if (rc != GSST_OK)
+	{
+		gg_set_error(a->err, rc, 2, i);
+		return;
+	}
+	gg_out_finish(&o);
+}
+
+/* length of the t-th selected value, for the output prefix sum */
+GG_FN void
+gg_selected_len(const gg_decode_args *a, uint64_t t, uint64_t *lens)
+{
+	uint64_t	i = a->sel[t];
+
+	if (i >= a->n)
+		lens[t] = 0;			/* gg_decode_value reports it */
+	else
+	{
+		uint64_t	r0 = gg_read_entry(a->raw, i, a->width);
+		uint64_t	r1 = gg_read_entry(a->raw, i + 1, a->width);
+
+		lens[t] = r1 >= r0 ? r1 - r0 : 0;
+	}
+}
+
+#endif							/* GSST_GPU_BODY_H */

@@ -1,0 +1,73 @@
+/*
+ * gsst_gpu_plan.h - host-side planning of one GPU encode: tile layout,
+ * unit and split counts, workspace sizes, and the conversion of the
+ * codec's encoder into the kernels' table.  Shared by gsst_gpu.cu and the
+ * CPU emulation in test/gpu, so both run the same plan.
+ */
+#ifndef GSST_GPU_PLAN_H
+#define GSST_GPU_PLAN_H
+
+#include "gsst_gpu_body.h"
+#include "gsst_gpu_layout.h"
+
+typedef struct gg_plan
+{
+	gg_layout	layout;
+	uint64_t	n;
+	uint64_t	raw_bytes;
+	uint64_t	nunits;
+	uint64_t	nsplits;
+	uint64_t	units_per_split;
+	uint64_t	scratch_bytes;
+} gg_plan;
+
+/* split and unit sizes the GPU encoder accepts */
+static inline int
+gg_sizes_valid(uint64_t split_bytes, uint64_t unit_bytes)
+{
+	return split_bytes >= GSST_SEGMENT_BYTES && unit_bytes >= GSST_SEGMENT_BYTES &&
+		split_bytes % unit_bytes == 0 && split_bytes <= (1u << 30) && unit_bytes <= (1u << 30);
+}
+
+/*
+ * n values, off0 = offsets[0], last_start = offsets[n-1], off_end =
+ * offsets[n] (n > 0).  Returns 0, or -1 on overflow.
+ */
+static inline int
+gg_plan_encode(gg_plan *p, uint64_t n, uint64_t off0, uint64_t last_start, uint64_t off_end,
+			   uint32_t table_bytes, uint64_t split_bytes, uint64_t unit_bytes)
+{
+	uint64_t	last_piece;
+
+	p->n = n;
+	p->raw_bytes = off_end - off0;
+	last_piece = n > 0 ? gg_last_piece_start(last_start - off0, off_end - last_start) : 0;
+	p->nunits = gg_part_count(n, last_piece, unit_bytes);
+	p->nsplits = gg_part_count(n, last_piece, split_bytes);
+	p->units_per_split = split_bytes / unit_bytes;
+	/* each unit's area: its raw bytes rounded to 8, plus 16 (see body) */
+	p->scratch_bytes = p->raw_bytes + 16 * p->nunits + 64;
+	return gg_compute_layout(&p->layout, gg_index_width(n, p->raw_bytes), table_bytes, n,
+							 p->nsplits);
+}
+
+static inline void
+gg_encoder_from_codec(gg_encoder *g, const gsst_encoder *enc)
+{
+	memcpy(g->long_hash, enc->long_hash, sizeof(g->long_hash));
+	memcpy(g->pair_hash, enc->pair_hash, sizeof(g->pair_hash));
+	memcpy(g->symbol, enc->symbol, sizeof(g->symbol));
+	memcpy(g->len, enc->len, sizeof(g->len));
+	memcpy(g->byte_code, enc->byte_code, sizeof(g->byte_code));
+	g->len[GSST_ESCAPE] = 0;
+}
+
+static inline void
+gg_decoder_from_table(gg_decoder *d, const gsst_table *t)
+{
+	memcpy(d->symbol, t->symbol, sizeof(d->symbol));
+	memcpy(d->len, t->len, sizeof(d->len));
+	d->len[GSST_ESCAPE] = 0;
+}
+
+#endif							/* GSST_GPU_PLAN_H */

@@ -1,0 +1,198 @@
+/*
+ * emu.h - the GPU pipeline run on the CPU: every kernel body of
+ * cuda/gsst_gpu_body.h executed one "thread" after another, with the same
+ * plan as gsst_gpu.so.  Lets CI (no GPU) check that the kernels' logic
+ * yields exactly the codec's tile bytes, and decodes what the codec
+ * encodes.
+ */
+#ifndef GSST_GPU_EMU_H
+#define GSST_GPU_EMU_H
+
+#include <stdlib.h>
+
+#include "gsst_gpu_plan.h"
+
+/* Sample as the library does; fills values/lens (pointers into sample). */
+static size_t
+emu_sample(const uint8_t *data, const uint64_t *off, uint64_t n, uint32_t target,
+		   uint8_t *sample, const uint8_t **values, size_t *lens)
+{
+	uint32_t	slot_len[GG_SAMPLE_SLOTS];
+	uint32_t	starts[GG_SAMPLE_SLOTS];
+	uint32_t	sum = 0;
+	size_t		count = 0;
+
+	for (uint32_t k = 0; k < GG_SAMPLE_SLOTS; k++)
+		gg_sample_len(off, n, k, slot_len);
+	for (uint32_t k = 0; k < GG_SAMPLE_SLOTS; k++)
+	{
+		starts[k] = sum;
+		sum += slot_len[k];
+	}
+	for (uint32_t k = 0; k < GG_SAMPLE_SLOTS; k++)
+		gg_sample_copy(data, off, n, k, slot_len, starts, target, sample, 0, 1);
+	for (uint32_t k = 0; k < GG_SAMPLE_SLOTS; k++)
+		if (gg_sample_index(n, k) != GG_NO_INDEX && starts[k] + slot_len[k] <= target)
+		{
+			values[count] = sample + starts[k];
+			lens[count] = slot_len[k];
+			count++;
+		}
+	return count;
+}
+
+/*
+ * Encode with the kernel bodies.  nlanes: lanes per compaction group (the
+ * GPU uses 32).  Returns a gsst_status; *tile_len on success.
+ */
+static int
+emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, uint64_t n,
+		   uint64_t split_bytes, uint64_t unit_bytes, unsigned nlanes, uint8_t *tile,
+		   size_t cap, size_t *tile_len)
+{
+	gg_plan		plan;
+	gg_encode_args a;
+	gg_encoder *genc = malloc(sizeof(gg_encoder));
+	uint8_t		table[GSST_TABLE_MAX_BYTES];
+	int			table_bytes = gsst_table_serialize(&enc->table, table, sizeof(table));
+	uint8_t    *prefix;
+	uint64_t	c = 0;
+
+	if (table_bytes < 0 || n == 0 || !gg_sizes_valid(split_bytes, unit_bytes))
+	{
+		free(genc);
+		return GSST_ERR_ARG;
+	}
+	if (gg_plan_encode(&plan, n, off[0], off[n - 1], off[n], (uint32_t) table_bytes,
+					   split_bytes, unit_bytes) != 0 ||
+		cap < gsst_tile_bound(n, plan.raw_bytes, split_bytes))
+	{
+		free(genc);
+		return GSST_ERR_SPACE;
+	}
+	gg_encoder_from_codec(genc, enc);
+	prefix = malloc(plan.layout.comp_at);
+	gg_write_prefix(prefix, &plan.layout, table, plan.raw_bytes, 0);
+
+	memset(&a, 0, sizeof(a));
+	a.data = data;
+	a.off = off;
+	a.enc_global = genc;
+	a.n = n;
+	a.off0 = off[0];
+	a.off_end = off[n];
+	a.nunits = plan.nunits;
+	a.unit_bytes = unit_bytes;
+	a.units_per_split = plan.units_per_split;
+	a.nsplits = plan.nsplits;
+	a.raw_bytes = plan.raw_bytes;
+	a.width = plan.layout.width;
+	a.scratch_bytes = plan.scratch_bytes;
+	a.scratch = malloc(plan.scratch_bytes);
+	memset(a.scratch, 0xA5, plan.scratch_bytes);	/* poison */
+	a.tile = tile;
+	a.comp_at = plan.layout.comp_at;
+	a.raw_at = plan.layout.raw_at;
+	a.splits_at = plan.layout.splits_at;
+	a.splits_end = plan.layout.splits_end;
+	a.codes_at = plan.layout.codes_at;
+	a.units = malloc(plan.nunits * sizeof(gg_unit));
+	a.sizes = malloc(plan.nunits * sizeof(uint64_t));
+	a.bases = malloc(plan.nunits * sizeof(uint64_t));
+	a.code_bytes_out = &c;
+	a.prefix = prefix;
+
+	for (uint64_t u = 0; u < plan.nunits; u++)
+		gg_encode_unit(genc, &a, u);
+	for (uint64_t u = 0; u < plan.nunits; u++)
+		gg_resolve_unit(&a, u);
+	for (uint64_t u = 0; u < plan.nunits; u++)
+		gg_unit_size(&a, u);
+	{
+		uint64_t	sum = 0;
+
+		for (uint64_t u = 0; u < plan.nunits; u++)
+		{
+			a.bases[u] = sum;
+			sum += a.sizes[u];
+		}
+	}
+	for (uint64_t u = 0; u < plan.nunits; u++)
+		for (unsigned lane = 0; lane < nlanes; lane++)
+			gg_compact_unit(&a, u, lane, nlanes);
+	for (uint64_t k = 0; k <= plan.nsplits; k++)
+		gg_split_entry(&a, k);
+	for (uint64_t i = 0; i < plan.layout.comp_at + (plan.layout.codes_at - plan.layout.splits_end); i++)
+		gg_prefix_byte(&a, i);
+	*tile_len = plan.layout.codes_at + c;
+
+	free(a.scratch);
+	free(a.units);
+	free(a.sizes);
+	free(a.bases);
+	free(prefix);
+	free(genc);
+	return GSST_OK;
+}
+
+static int
+emu_decode_args(const uint8_t *tile, size_t tile_len, gg_decode_args *a, gsst_table *table,
+				gg_error *err)
+{
+	gg_layout	l;
+	uint64_t	raw_bytes,
+				code_bytes;
+	size_t		consumed;
+	int			rc = gg_parse_header(tile, tile_len, tile_len, &l, &raw_bytes, &code_bytes);
+
+	if (rc != GSST_OK)
+		return rc;
+	rc = gsst_table_load(table, tile + GSST_TILE_HEADER_BYTES, l.table_bytes, &consumed);
+	if (rc != GSST_OK)
+		return rc;
+	if (consumed != l.table_bytes)
+		return GSST_ERR_BAD_TABLE;
+	memset(a, 0, sizeof(*a));
+	memset(err, 0, sizeof(*err));
+	a->comp = tile + l.comp_at;
+	a->raw = tile + l.raw_at;
+	a->splits = tile + l.splits_at;
+	a->codes = tile + l.codes_at;
+	a->n = l.nvalues;
+	a->nsplits = l.nsplits;
+	a->raw_bytes = raw_bytes;
+	a->code_bytes = code_bytes;
+	a->width = l.width;
+	a->err = err;
+	return GSST_OK;
+}
+
+/* decode all splits (by_value = 0) or all values one by one (1) */
+static int
+emu_decode(const uint8_t *tile, size_t tile_len, int by_value, uint8_t *out, size_t out_cap,
+		   size_t *out_len)
+{
+	gg_decode_args a;
+	gsst_table	table;
+	gg_decoder	dec;
+	gg_error	err;
+	int			rc = emu_decode_args(tile, tile_len, &a, &table, &err);
+
+	if (rc != GSST_OK)
+		return rc;
+	if (out_cap < a.raw_bytes)
+		return GSST_ERR_SPACE;
+	gg_decoder_from_table(&dec, &table);
+	a.out = out;
+	a.out_cap = out_cap;
+	if (by_value)
+		for (uint64_t i = 0; i < a.n; i++)
+			gg_decode_value(&dec, &a, i);
+	else
+		for (uint64_t s = 0; s < a.nsplits; s++)
+			gg_decode_split(&dec, &a, s);
+	*out_len = a.raw_bytes;
+	return err.code;
+}
+
+#endif							/* GSST_GPU_EMU_H */

@@ -1,0 +1,526 @@
+/*
+ * test_gpu.c - CPU-side tests of the GPU code, for CI machines with no GPU:
+ *
+ *  1. the kernels' bodies, emulated on the CPU (emu.h), must produce the
+ *     codec's tile bytes (gsst_tile_encode) for real and synthetic data,
+ *     and decode them back, also split by split and value by value;
+ *  2. the host-side tile layout (gsst_gpu_layout.h) must agree with
+ *     gsst_tile_open, and reject what it rejects in the header;
+ *  3. hostile tiles must fail cleanly in the emulated decoders;
+ *  4. when gsst_gpu.so was built (path in argv[2]), its ABI: argument
+ *     validation, and a clean GSST_GPU_ERR_NO_DEVICE when there is no GPU.
+ *
+ * Usage: test_gpu [dbtext-dir] [path/to/gsst_gpu.so]
+ * Ends with "N passed, N failed".
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emu.h"
+#include "gsst_gpu.h"
+
+static int	passed,
+			failed;
+
+#define CHECK(cond, ...) \
+	do { \
+		if (cond) \
+			passed++; \
+		else \
+		{ \
+			failed++; \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+			printf(__VA_ARGS__); \
+			printf("\n"); \
+		} \
+	} while (0)
+
+typedef struct batch
+{
+	uint8_t    *data;
+	uint64_t   *off;
+	uint64_t	n;
+	uint64_t	cap_bytes;
+	uint64_t	cap_values;
+} batch;
+
+static void
+batch_add(batch *b, const uint8_t *v, uint64_t len)
+{
+	if (b->n + 2 > b->cap_values)
+	{
+		b->cap_values = b->cap_values ? b->cap_values * 2 : 1024;
+		b->off = realloc(b->off, b->cap_values * sizeof(uint64_t));
+	}
+	if (b->n == 0)
+		b->off[0] = 3;			/* offsets need not start at 0 */
+	if (b->off[b->n] + len + 16 > b->cap_bytes)
+	{
+		b->cap_bytes = (b->off[b->n] + len + 16) * 2;
+		b->data = realloc(b->data, b->cap_bytes);
+		memset(b->data, 0x5A, 3);
+	}
+	memcpy(b->data + b->off[b->n], v, len);
+	b->off[b->n + 1] = b->off[b->n] + len;
+	b->n++;
+}
+
+static void
+batch_free(batch *b)
+{
+	free(b->data);
+	free(b->off);
+	memset(b, 0, sizeof(*b));
+}
+
+static uint64_t rng_state = 88172645463325252ull;
+
+static uint64_t
+rnd(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static int
+load_file(batch *b, const char *path, uint64_t min_bytes)
+{
+	FILE	   *f = fopen(path, "rb");
+	uint8_t    *buf;
+	long		len;
+
+	if (!f)
+		return -1;
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc(len + 1);
+	if (fread(buf, 1, len, f) != (size_t) len)
+		len = 0;
+	fclose(f);
+	do
+	{
+		long		s = 0;
+
+		for (long i = 0; i < len; i++)
+			if (buf[i] == '\n')
+			{
+				long		l = i - s;
+
+				if (l > 0 && buf[s + l - 1] == '\r')
+					l--;
+				batch_add(b, buf + s, l);
+				s = i + 1;
+			}
+	} while (b->n > 0 && b->off[b->n] - b->off[0] < min_bytes);
+	free(buf);
+	return 0;
+}
+
+static void *train_work;
+
+static void
+train_table(const batch *b, gsst_encoder *enc)
+{
+	static uint8_t sample[64 * 1024];
+	static const uint8_t *values[GG_SAMPLE_SLOTS];
+	static size_t lens[GG_SAMPLE_SLOTS];
+	gsst_table	t;
+	size_t		count = emu_sample(b->data, b->off, b->n, GSST_GPU_DEFAULT_SAMPLE_BYTES,
+								   sample, values, lens);
+	int			rc = gsst_train(&t, values, lens, count, train_work);
+
+	CHECK(rc == GSST_OK, "train: %s", gsst_strerror(rc));
+	gsst_encoder_init(enc, &t);
+}
+
+static const char *
+tile_region(const uint8_t *tile, uint64_t at)
+{
+	gg_layout	l;
+	uint64_t	r,
+				c;
+
+	if (gg_parse_header(tile, GSST_TILE_HEADER_BYTES, UINT64_MAX / 4, &l, &r, &c) > GSST_ERR_VERSION)
+	{
+		if (at < GSST_TILE_HEADER_BYTES)
+			return "header";
+		if (at < l.comp_at)
+			return "table";
+		if (at < l.raw_at)
+			return "comp offsets";
+		if (at < l.splits_at)
+			return "raw offsets";
+		if (at < l.codes_at)
+			return "splits";
+		return "codes";
+	}
+	return "?";
+}
+
+/* the main check: emulated GPU tile == codec tile, and both decode back */
+static void
+check_batch(const char *name, const batch *b, const gsst_encoder *enc)
+{
+	static const uint64_t configs[][3] = {
+		/* split, unit, lanes */
+		{32768, 8192, 32}, {4096, 4096, 1}, {16384, 4096, 32}, {65536, 16384, 7}, {8192, 8192, 32},
+	};
+	uint64_t	raw = b->off[b->n] - b->off[0];
+
+	for (size_t ci = 0; ci < sizeof(configs) / sizeof(configs[0]); ci++)
+	{
+		uint64_t	split = configs[ci][0],
+					unit = configs[ci][1];
+		size_t		cap = gsst_tile_bound(b->n, raw, split);
+		uint8_t    *cpu = malloc(cap),
+				   *gpu = malloc(cap),
+				   *out = malloc(raw + 1);
+		size_t		cpu_len = 0,
+					gpu_len = 0,
+					out_len = 0;
+		int			rc1 = gsst_tile_encode(enc, b->data, b->off, b->n, split, cpu, cap, &cpu_len);
+		int			rc2;
+		gsst_tile	t;
+
+		memset(gpu, 0xEE, cap);
+		rc2 = emu_encode(enc, b->data, b->off, b->n, split, unit, (unsigned) configs[ci][2],
+						 gpu, cap, &gpu_len);
+		CHECK(rc1 == GSST_OK && rc2 == GSST_OK, "%s: encode rc %d %d", name, rc1, rc2);
+		if (rc1 == GSST_OK && rc2 == GSST_OK)
+		{
+			size_t		i = 0,
+						m = cpu_len < gpu_len ? cpu_len : gpu_len;
+
+			while (i < m && cpu[i] == gpu[i])
+				i++;
+			CHECK(cpu_len == gpu_len && i == m,
+				  "%s split %llu unit %llu: tile differs: len cpu %zu gpu %zu, first diff at %zu (%s)",
+				  name, (unsigned long long) split, (unsigned long long) unit, cpu_len, gpu_len, i,
+				  tile_region(cpu, i));
+			rc2 = gsst_tile_open(&t, gpu, gpu_len);
+			CHECK(rc2 == GSST_OK, "%s: gsst_tile_open(gpu tile): %s", name, gsst_strerror(rc2));
+			for (int by_value = 0; by_value < 2; by_value++)
+			{
+				memset(out, 0xCC, raw + 1);
+				rc2 = emu_decode(gpu, gpu_len, by_value, out, raw, &out_len);
+				CHECK(rc2 == GSST_OK && out_len == raw &&
+					  memcmp(out, b->data + b->off[0], raw) == 0,
+					  "%s: emulated %s decode: rc %d", name, by_value ? "value" : "split", rc2);
+			}
+		}
+		free(cpu);
+		free(gpu);
+		free(out);
+	}
+}
+
+/* flip bytes of a valid tile: the emulated decoders must fail or succeed,
+ * never touch memory outside their ranges (run under ASan to see that) */
+static void
+check_hostile(const batch *b, const gsst_encoder *enc)
+{
+	uint64_t	raw = b->off[b->n] - b->off[0];
+	size_t		cap = gsst_tile_bound(b->n, raw, 8192);
+	uint8_t    *tile = malloc(cap),
+			   *bad = malloc(cap),
+			   *out = malloc(raw + 64);
+	size_t		len = 0,
+				out_len;
+	int			errors = 0;
+
+	gsst_tile_encode(enc, b->data, b->off, b->n, 8192, tile, cap, &len);
+	for (int trial = 0; trial < 300; trial++)
+	{
+		size_t		at;
+		int			nflip = 1 + (int) (rnd() % 4);
+
+		memcpy(bad, tile, len);
+		for (int f = 0; f < nflip; f++)
+		{
+			at = (size_t) (rnd() % len);
+			bad[at] ^= (uint8_t) (1 + rnd() % 255);
+		}
+		for (int by_value = 0; by_value < 2; by_value++)
+			if (emu_decode(bad, len, by_value, out, raw, &out_len) != GSST_OK)
+				errors++;
+	}
+	/* truncated and extended tiles are refused by the header check */
+	CHECK(emu_decode(tile, len - 1, 0, out, raw, &out_len) == GSST_ERR_TRUNCATED, "truncated");
+	CHECK(emu_decode(tile, len + 1 <= cap ? len + 1 : len, 0, out, raw, &out_len) != GSST_OK ||
+		  len + 1 > cap, "extended");
+	CHECK(errors > 0, "hostile tiles: no corruption detected at all");
+	free(tile);
+	free(bad);
+	free(out);
+}
+
+static void
+check_layout(const batch *b, const gsst_encoder *enc)
+{
+	uint64_t	raw = b->off[b->n] - b->off[0];
+
+	for (uint64_t split = 4096; split <= 65536; split *= 4)
+	{
+		size_t		cap = gsst_tile_bound(b->n, raw, split);
+		uint8_t    *tile = malloc(cap);
+		size_t		len = 0;
+		gsst_tile	t;
+		gg_layout	l;
+		uint64_t	r,
+					c,
+					last;
+
+		gsst_tile_encode(enc, b->data, b->off, b->n, split, tile, cap, &len);
+		CHECK(gsst_tile_open(&t, tile, len) == GSST_OK, "open");
+		CHECK(gg_parse_header(tile, len, len, &l, &r, &c) == GSST_OK, "parse");
+		CHECK(l.width == t.offset_width && l.nvalues == t.nvalues && l.nsplits == t.nsplits &&
+			  r == t.raw_bytes && c == t.code_bytes &&
+			  tile + l.comp_at == t.comp_offsets && tile + l.raw_at == t.raw_offsets &&
+			  tile + l.splits_at == t.splits && tile + l.codes_at == t.codes,
+			  "layout differs from gsst_tile_open");
+		last = gg_last_piece_start(b->off[b->n - 1] - b->off[0], b->off[b->n] - b->off[b->n - 1]);
+		CHECK(gg_part_count(b->n, last, split) == t.nsplits,
+			  "split count %llu vs codec %llu",
+			  (unsigned long long) gg_part_count(b->n, last, split),
+			  (unsigned long long) t.nsplits);
+		CHECK(gg_parse_header(tile, len, len - 1, &l, &r, &c) != GSST_OK, "short tile accepted");
+		tile[5] = 6;
+		CHECK(gg_parse_header(tile, len, len, &l, &r, &c) == GSST_ERR_VERSION, "bad width accepted");
+		free(tile);
+	}
+}
+
+static void
+make_random(batch *b, uint64_t nvalues)
+{
+	uint8_t		v[400];
+
+	for (uint64_t i = 0; i < nvalues; i++)
+	{
+		uint64_t	len = rnd() % 300;
+
+		for (uint64_t j = 0; j < len; j++)
+			v[j] = (uint8_t) rnd();
+		batch_add(b, v, len);
+	}
+}
+
+static void
+make_long(batch *b)
+{
+	static const char *words[] = {"the ", "quick ", "brown ", "fox ", "jumps ", "over ",
+	"lazy ", "dogs ", "and ", "furiously ", "regular ", "deposits "};
+	uint64_t	big = 3 * 1024 * 1024 + 123;
+	uint8_t    *v = malloc(big);
+	uint64_t	lens[] = {4095, 4096, 4097, 8192, 12288, 12289, 40000};
+
+	/* compressible text values, short and long */
+	for (int rep = 0; rep < 3; rep++)
+	{
+		uint64_t	len = rep == 0 ? big : (rep == 1 ? 100000 : 777);
+
+		for (uint64_t j = 0; j < len;)
+		{
+			const char *w = words[rnd() % 12];
+
+			for (; *w && j < len; w++)
+				v[j++] = (uint8_t) *w;
+		}
+		batch_add(b, v, len);
+		for (int k = 0; k < 50; k++)
+			batch_add(b, v + k * 7, 20 + k);
+	}
+	/* several segment-exact lengths */
+	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++)
+		batch_add(b, v + 1000, lens[k]);
+	/* binary: stored raw, crosses units */
+	for (uint64_t j = 0; j < 2 * 1024 * 1024; j++)
+		v[j] = (uint8_t) rnd();
+	batch_add(b, v, 2 * 1024 * 1024);
+	/* text then binary: some units' codes overflow, the value still shrinks */
+	for (uint64_t j = 0; j < big; j++)
+		v[j] = (uint8_t) words[(j / 6) % 12][j % 4];
+	for (uint64_t j = big - 300000; j < big; j++)
+		v[j] = (uint8_t) rnd();
+	batch_add(b, v, big);
+	/* binary then text */
+	for (uint64_t j = 0; j < 200000; j++)
+		v[j] = (uint8_t) rnd();
+	for (uint64_t j = 200000; j < big; j++)
+		v[j] = (uint8_t) words[(j / 6) % 12][j % 4];
+	batch_add(b, v, big);
+	free(v);
+}
+
+static void
+check_abi(const char *lib_path)
+{
+	void	   *lib = dlopen(lib_path, RTLD_NOW | RTLD_LOCAL);
+	int			(*init) (const gsst_gpu_config *, gsst_gpu **);
+	void		(*shutdown) (gsst_gpu *);
+	const char *(*strerr) (int);
+	const char *(*init_error) (void);
+	int			(*encode) (gsst_gpu *, const uint8_t *, size_t, const uint8_t *,
+						   const uint64_t *, size_t, uint8_t *, size_t, size_t *);
+	int			(*decode) (gsst_gpu *, const uint8_t *, size_t, uint8_t *, size_t, size_t *);
+	void		(*config_default) (gsst_gpu_config *);
+	gsst_gpu_config cfg;
+	gsst_gpu   *ctx = (gsst_gpu *) 1;
+	int			rc;
+	uint8_t		buf[64];
+	size_t		len;
+
+	CHECK(lib != NULL, "dlopen %s: %s", lib_path, dlerror());
+	if (!lib)
+		return;
+	*(void **) &init = dlsym(lib, "gsst_gpu_init");
+	*(void **) &shutdown = dlsym(lib, "gsst_gpu_shutdown");
+	*(void **) &strerr = dlsym(lib, "gsst_gpu_strerror");
+	*(void **) &init_error = dlsym(lib, "gsst_gpu_init_error");
+	*(void **) &encode = dlsym(lib, "gsst_gpu_encode");
+	*(void **) &decode = dlsym(lib, "gsst_gpu_decode");
+	*(void **) &config_default = dlsym(lib, "gsst_gpu_config_default");
+	CHECK(init && shutdown && strerr && init_error && encode && decode && config_default,
+		  "missing symbols");
+	if (!(init && shutdown && strerr && init_error && encode && decode && config_default))
+		return;
+	/* the codec's own symbols stay private to the library */
+	CHECK(dlsym(lib, "gsst_tile_encode") == NULL || dlsym(lib, "gsst_tile_encode") == (void *) gsst_tile_encode,
+		  "library exports codec symbols");
+
+	for (int s = GSST_GPU_ERR_BROKEN; s <= 0; s++)
+		CHECK(strerr(s) != NULL && strerr(s)[0] != '\0', "strerror(%d)", s);
+	CHECK(init(NULL, NULL) == GSST_GPU_ERR_ARG, "init(NULL, NULL)");
+	config_default(&cfg);
+	cfg.split_bytes = 1000;
+	CHECK(init(&cfg, &ctx) == GSST_GPU_ERR_ARG && ctx == NULL, "bad split size accepted");
+	config_default(&cfg);
+	cfg.unit_bytes = 12288;		/* does not divide 32 KiB */
+	CHECK(init(&cfg, &ctx) == GSST_GPU_ERR_ARG, "bad unit size accepted");
+	config_default(&cfg);
+	cfg.sample_bytes = 1 << 20;
+	CHECK(init(&cfg, &ctx) == GSST_GPU_ERR_ARG, "bad sample size accepted");
+	CHECK(encode(NULL, NULL, 0, buf, (const uint64_t *) buf, 0, buf, sizeof(buf), &len) == GSST_GPU_ERR_ARG,
+		  "encode(NULL ctx)");
+	CHECK(decode(NULL, buf, sizeof(buf), buf, sizeof(buf), &len) == GSST_GPU_ERR_ARG, "decode(NULL ctx)");
+	shutdown(NULL);
+
+	rc = init(NULL, &ctx);
+	if (rc == GSST_GPU_ERR_NO_DEVICE)
+	{
+		CHECK(ctx == NULL && init_error()[0] != '\0', "no-device init leaves no context");
+		printf("gsst_gpu_init: no device, as expected here: %s\n", init_error());
+	}
+	else
+	{
+		CHECK(rc == GSST_GPU_OK && ctx != NULL, "init: %s: %s", strerr(rc), init_error());
+		if (rc == GSST_GPU_OK)
+		{
+			uint64_t	off[2] = {0, 5};
+
+			CHECK(encode(ctx, NULL, 0, (const uint8_t *) "hello", off, 1, buf, 8, &len) ==
+				  GSST_GPU_ERR_SPACE, "small tile buffer accepted");
+			CHECK(decode(ctx, buf, 3, buf, sizeof(buf), &len) == GSST_GPU_ERR_CORRUPT,
+				  "3-byte tile accepted");
+			shutdown(ctx);
+		}
+	}
+	dlclose(lib);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *dir = argc > 1 ? argv[1] : "../../../shared/data/dbtext";
+	const char *lib = argc > 2 ? argv[2] : NULL;
+	DIR		   *d;
+	gsst_encoder *enc = malloc(sizeof(gsst_encoder));
+	int			nfiles = 0;
+
+	train_work = aligned_alloc(64, (gsst_train_work_bytes() + 63) / 64 * 64);
+
+	d = opendir(dir);
+	if (d)
+	{
+		struct dirent *e;
+		char		path[4096];
+
+		while ((e = readdir(d)) != NULL)
+		{
+			batch		b = {0};
+
+			if (e->d_name[0] == '.' || strchr(e->d_name, '.') != NULL ||
+				strcmp(e->d_name, "SHA256SUMS") == 0)
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			/* at least 3 MB, so every file spans many units and splits */
+			if (load_file(&b, path, 3u << 20) == 0 && b.n > 0)
+			{
+				train_table(&b, enc);
+				check_batch(e->d_name, &b, enc);
+				if (nfiles == 0)
+				{
+					check_layout(&b, enc);
+					check_hostile(&b, enc);
+				}
+				nfiles++;
+			}
+			batch_free(&b);
+		}
+		closedir(d);
+	}
+	printf("dbtext files checked: %d (%s)\n", nfiles, dir);
+
+	{
+		batch		b = {0};
+
+		make_random(&b, 20000);
+		train_table(&b, enc);
+		check_batch("random-binary", &b, enc);
+		check_hostile(&b, enc);
+		batch_free(&b);
+	}
+	{
+		batch		b = {0};
+		static const char *vals[] = {"", "", "a", "", "ab", "abc", "", "hello world", ""};
+
+		for (int rep = 0; rep < 20000; rep++)
+			batch_add(&b, (const uint8_t *) vals[rep % 9], strlen(vals[rep % 9]));
+		train_table(&b, enc);
+		check_batch("empty-mix", &b, enc);
+		batch_free(&b);
+		for (int rep = 0; rep < 3000; rep++)
+			batch_add(&b, (const uint8_t *) "", 0);
+		check_batch("all-empty", &b, enc);
+		batch_free(&b);
+		batch_add(&b, (const uint8_t *) "x", 1);
+		check_batch("one-value", &b, enc);
+		batch_free(&b);
+	}
+	{
+		batch		b = {0};
+
+		make_long(&b);
+		train_table(&b, enc);
+		check_batch("long-values", &b, enc);
+		check_hostile(&b, enc);
+		batch_free(&b);
+	}
+
+	if (lib)
+		check_abi(lib);
+	else
+		printf("gsst_gpu.so not built (no nvcc): ABI tests skipped\n");
+
+	free(enc);
+	free(train_work);
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
