@@ -7,6 +7,7 @@
 -- that "CREATE TABLE t (c gsst)" works with the usual search_path.
 CREATE SCHEMA gsst;
 COMMENT ON SCHEMA gsst IS 'gsst: dictionaries and functions of the gsst extension';
+GRANT USAGE ON SCHEMA gsst TO PUBLIC;
 
 --------------------------------------------------------------------------
 -- Dictionaries: immutable symbol tables, referred to by id from values.
@@ -131,6 +132,11 @@ CREATE FUNCTION gsst.value_dictionary(@extschema@.gsst) RETURNS integer
     AS 'MODULE_PATHNAME', 'gsst_value_dictionary' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION gsst.value_dictionary(@extschema@.gsst) IS
     'the dictionary an encoded value refers to; NULL for a value stored raw';
+
+CREATE FUNCTION gsst.datum(@extschema@.gsst) RETURNS bytea
+    AS 'MODULE_PATHNAME', 'gsst_datum_bytes' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION gsst.datum(@extschema@.gsst) IS
+    'the stored bytes of a gsst value: its text, or 0x00 + header + codes';
 
 CREATE CAST (@extschema@.gsst AS text)
     WITH FUNCTION gsst.decompress(@extschema@.gsst) AS IMPLICIT;
@@ -305,7 +311,9 @@ ALTER OPERATOR FAMILY @extschema@.gsst_ops USING btree ADD
     OPERATOR 3 @extschema@.= (text, @extschema@.gsst),
     OPERATOR 4 @extschema@.>= (text, @extschema@.gsst),
     OPERATOR 5 @extschema@.> (text, @extschema@.gsst),
-    FUNCTION 1 (text, @extschema@.gsst) gsst.text_gsst_cmp(text, @extschema@.gsst);
+    FUNCTION 1 (text, @extschema@.gsst) gsst.text_gsst_cmp(text, @extschema@.gsst),
+    -- btree sorts the text elements of c = ANY($1::text[]) with this
+    FUNCTION 1 (text, text) pg_catalog.bttextcmp(text, text);
 
 -- hash: gsst hashes like the text it decodes to.
 CREATE OPERATOR CLASS @extschema@.gsst_ops

@@ -31,12 +31,11 @@
 #include "access/xlog.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/sequence.h"
 #include "commands/trigger.h"
 #include "miscadmin.h"
-#include "nodes/makefuncs.h"
-#include "parser/parse_func.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/hsearch.h"
@@ -186,6 +185,7 @@ gsst_catalog(bool missing_ok)
 			Oid			nsp = c.namespace_oid;
 			Oid			in_args[3] = {CSTRINGOID, OIDOID, INT4OID};
 			Oid			in_func;
+			oidvector  *in_types = buildoidvector(in_args, 3);
 
 			c.dictionaries = relation_in_schema("dictionaries", nsp, RELKIND_RELATION);
 			c.dictionaries_pkey = relation_in_schema("dictionaries_pkey", nsp, RELKIND_INDEX);
@@ -195,10 +195,15 @@ gsst_catalog(bool missing_ok)
 			c.passthrough_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
 												 CStringGetDatum("passthrough"),
 												 ObjectIdGetDatum(nsp));
-			/* the type itself lives in the extension's schema */
-			in_func = LookupFuncName(list_make2(makeString("gsst"),
-												makeString("gsst_in")),
-									 3, in_args, true);
+			/*
+			 * The type itself lives in the extension's schema: find it as
+			 * the result of gsst.gsst_in (a catalog lookup, no permission
+			 * checks, no search_path).
+			 */
+			in_func = GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid,
+									  CStringGetDatum("gsst_in"),
+									  PointerGetDatum(in_types),
+									  ObjectIdGetDatum(nsp));
 			if (OidIsValid(in_func))
 				c.gsst_type = get_func_rettype(in_func);
 		}

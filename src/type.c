@@ -189,7 +189,7 @@ gsst_apply_family(PG_FUNCTION_ARGS)
 
 /*
  * Planner support of gsst_apply_family: applied to a relabelled
- * gsst.passthrough it is a no-op.  ALTER COLUMN ... SET COMPRESSION gsst
+ * gsst.passthrough (text relabelled as gsst) it is a no-op.  ALTER COLUMN ... SET COMPRESSION gsst
  * becomes ALTER COLUMN ... TYPE gsst(f) USING c::gsst.passthrough::gsst(f);
  * with the coercion simplified away, only RelabelTypes stay over the Var
  * and ALTER TABLE keeps the heap as it is (old rows stay raw, which is a
@@ -216,9 +216,14 @@ gsst_apply_family_support(PG_FUNCTION_ARGS)
 	if (!IsA(arg, RelabelType) || !IsA(typmod_arg, Const) ||
 		((Const *) typmod_arg)->constisnull)
 		PG_RETURN_POINTER(NULL);
+	/*
+	 * The only binary-compatible casts into gsst come from gsst.passthrough.
+	 * Constant folding strips nested RelabelTypes, so by now the passthrough
+	 * hop may be gone and the relabel sit directly over the text Var.
+	 */
 	cat = gsst_catalog(true);
 	if (cat == NULL ||
-		exprType((Node *) ((RelabelType *) arg)->arg) != cat->passthrough_type)
+		exprType((Node *) ((RelabelType *) arg)->arg) == cat->gsst_type)
 		PG_RETURN_POINTER(NULL);
 
 	PG_RETURN_POINTER(makeRelabelType(((RelabelType *) arg)->arg,
@@ -282,4 +287,17 @@ gsst_value_dictionary(PG_FUNCTION_ARGS)
 								VARSIZE_ANY_EXHDR(value), &table_id) < 0)
 		gsst_report_corrupt("bad header", GSST_ERR_VERSION);
 	PG_RETURN_INT32((int32) table_id);
+}
+
+/*
+ * gsst.datum(gsst): the stored payload as bytes (raw text, or 0x00 +
+ * header + codes), for inspection and for gsst.decompress(bytea).
+ */
+PG_FUNCTION_INFO_V1(gsst_datum_bytes);
+Datum
+gsst_datum_bytes(PG_FUNCTION_ARGS)
+{
+	struct varlena *value = PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0));
+
+	PG_RETURN_BYTEA_P((bytea *) value);
 }

@@ -25,8 +25,8 @@ long_lookup(const gsst_encoder *enc, uint32_t prefix)
  * dependent and would mispredict.
  */
 GSST_INLINE size_t
-encode_segment(const gsst_encoder *enc, const uint8_t *in, size_t len,
-			   const uint8_t *readable_end, uint8_t *out, const uint8_t *olimit)
+encode_segment_hashed(const gsst_encoder *enc, const uint8_t *in, size_t len,
+					  const uint8_t *readable_end, uint8_t *out, const uint8_t *olimit)
 {
 	const uint8_t *p = in;
 	const uint8_t *end = in + len;
@@ -70,6 +70,115 @@ encode_segment(const gsst_encoder *enc, const uint8_t *in, size_t len,
 		o[1] = (uint8_t) word;
 		o += 1 + (code == GSST_ESCAPE);
 		p += advance;
+	}
+	if (o > olimit)
+		return SIZE_MAX;
+	return (size_t) (o - out);
+}
+
+/*
+ * Greedy steps from *pp while it is below stop, with the cuckoo table of
+ * long symbols.  Every p < stop may load 8 bytes, and stop < end, so at
+ * least 2 bytes remain and short_code applies.  The chain from one step to
+ * the next is: load word, hash, load slot, compare, select, advance.
+ * Returns 0 once the output passed olimit.
+ */
+GSST_INLINE int
+encode_steps(const gsst_encoder *enc, const uint8_t **pp, const uint8_t *stop,
+			 const uint8_t *end, uint8_t **oo, const uint8_t *olimit)
+{
+	const uint8_t *p = *pp;
+	uint8_t    *o = *oo;
+	const uint32_t mul0 = enc->long_mul[0];
+	const uint32_t mul1 = enc->long_mul[1];
+
+	while (p < stop)
+	{
+		uint64_t	word;
+		uint32_t	prefix,
+					slot0,
+					slot1;
+		size_t		rem = (size_t) (end - p);
+		unsigned	entry0,
+					entry1,
+					entry,
+					code;
+		int			hit0,
+					hit1;
+
+		if (GSST_UNLIKELY(o > olimit))
+			return 0;
+		word = load_u64(p);
+		prefix = (uint32_t) word & 0xFFFFFFu;
+		slot0 = (prefix * mul0) >> 22;
+		slot1 = (prefix * mul1) >> 22;
+		entry0 = enc->long_entry[slot0];
+		entry1 = enc->long_entry[slot1];
+		hit0 = (((word ^ enc->long_slot[slot0][0]) & enc->long_slot[slot0][1]) == 0) &
+			((entry0 >> 8) <= rem);
+		hit1 = (((word ^ enc->long_slot[slot1][0]) & enc->long_slot[slot1][1]) == 0) &
+			((entry1 >> 8) <= rem);
+		/*
+		 * Compilers make branches of these selects.  Measured: that beats
+		 * branch-free masks here, as a right guess cuts the chain.
+		 */
+		entry = enc->short_code[word & 0xFFFF];
+		entry = hit1 ? entry1 : entry;
+		entry = hit0 ? entry0 : entry;
+		code = entry & 0xFF;
+		o[0] = (uint8_t) code;
+		o[1] = (uint8_t) word;
+		o += 1 + (code == GSST_ESCAPE);
+		p += entry >> 8;
+	}
+	*pp = p;
+	*oo = o;
+	return 1;
+}
+
+/*
+ * Encode one segment in[0..len) (see encode_segment_hashed for the
+ * contract).  Steps load straight from the input while 8 bytes are
+ * readable; the last few bytes go through a zero-padded copy.
+ */
+GSST_INLINE size_t
+encode_segment(const gsst_encoder *enc, const uint8_t *in, size_t len,
+			   const uint8_t *readable_end, uint8_t *out, const uint8_t *olimit)
+{
+	const uint8_t *p = in;
+	const uint8_t *end = in + len;
+	uint8_t    *o = out;
+	size_t		readable = (size_t) (readable_end - in);
+	size_t		direct = readable >= 8 ? readable - 7 : 0;
+
+	if (GSST_UNLIKELY(!enc->long_slots_ok))
+		return encode_segment_hashed(enc, in, len, readable_end, out, olimit);
+	if (direct > len - 1)
+		direct = len - 1;
+	if (len >= 2 && !encode_steps(enc, &p, in + direct, end, &o, olimit))
+		return SIZE_MAX;
+	if (GSST_UNLIKELY(end - p >= 2))
+	{
+		/* 2..7 bytes are left near readable_end: step through a padded copy */
+		uint8_t		tail[16] = {0};
+		size_t		left = (size_t) (end - p);
+		const uint8_t *t = tail;
+
+		memcpy(tail, p, left);
+		if (!encode_steps(enc, &t, tail + left - 1, tail + left, &o, olimit))
+			return SIZE_MAX;
+		p += t - tail;
+	}
+	if (p < end)
+	{
+		/* the last byte alone */
+		unsigned	code = enc->byte_code[*p];
+
+		if (o > olimit)
+			return SIZE_MAX;
+		o[0] = (uint8_t) code;
+		o[1] = *p;
+		o += 1 + (code == GSST_ESCAPE);
 	}
 	if (o > olimit)
 		return SIZE_MAX;

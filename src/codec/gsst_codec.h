@@ -37,6 +37,9 @@ extern "C" {
 /* Bytes the encoder may write past out_limit (see gsst_encode_value). */
 #define GSST_ENCODE_SLACK     16
 
+/* Slots of the CPU encoder's cuckoo table of long symbols (not a format constant). */
+#define GSST_CPU_LONG_SLOTS   1024
+
 /* Default raw bytes per tile split (parallel decode unit). */
 #define GSST_DEFAULT_SPLIT_BYTES (32 * 1024)
 
@@ -95,6 +98,21 @@ typedef struct gsst_encoder
 	uint16_t	byte_entry[256];	/* byte_code[b] | 1 << 8 */
 	uint16_t	short_code[65536];
 	gsst_table	table;
+
+	/*
+	 * CPU only: the long symbols again, in a 2-choice cuckoo table whose
+	 * slots hold the symbol bytes and mask themselves, so that a match costs
+	 * one dependent load after the hash instead of two (bucket, then
+	 * symbol).  long_slot[s] = {symbol, mask}; long_entry[s] = code | len <<
+	 * 8 in the format of short_code.  A symbol with prefix k sits in slot
+	 * (k * long_mul[0]) >> 22 or (k * long_mul[1]) >> 22.  long_slots_ok is
+	 * 0 when no multiplier pair placed every symbol (then the encoder uses
+	 * long_hash).
+	 */
+	uint64_t	long_slot[GSST_CPU_LONG_SLOTS][2];
+	uint16_t	long_entry[GSST_CPU_LONG_SLOTS];
+	uint32_t	long_mul[2];
+	uint32_t	long_slots_ok;
 } gsst_encoder;
 
 /* The hash both encoders (CPU and GPU) use to place keys in buckets. */

@@ -213,6 +213,120 @@ gsst_table_load(gsst_table *table, const uint8_t *in, size_t in_len, size_t *con
 	return check_profile_and_fill(table);
 }
 
+/* ---- the CPU encoder's cuckoo table of long symbols ---- */
+
+#define LONG_SLOT_SHIFT (32 - 10)	/* GSST_CPU_LONG_SLOTS == 1 << 10 */
+#define LONG_SLOT_EMPTY 0xFF
+#define LONG_SLOT_MAX_KICKS 64
+
+GSST_INLINE uint32_t
+long_slot_of(uint32_t prefix, uint32_t mul)
+{
+	return (prefix * mul) >> LONG_SLOT_SHIFT;
+}
+
+/*
+ * Place every long symbol of table in one of its two slots (cuckoo
+ * insertion); owner[slot] gets the code.  Returns 0 when some symbol finds
+ * no place with these multipliers.
+ */
+static int
+place_long_symbols(const gsst_table *table, const uint32_t mul[2],
+				   uint8_t owner[GSST_CPU_LONG_SLOTS])
+{
+	memset(owner, LONG_SLOT_EMPTY, GSST_CPU_LONG_SLOTS);
+	for (uint32_t code = 0; code < table->nsymbols; code++)
+	{
+		unsigned	homeless = code;
+		uint32_t	slot;
+
+		if (table->len[code] < 3)
+			continue;
+		slot = long_slot_of((uint32_t) (table->symbol[code] & 0xFFFFFF), mul[0]);
+		for (int kick = 0;; kick++)
+		{
+			unsigned	evicted = owner[slot];
+			uint32_t	prefix;
+
+			owner[slot] = (uint8_t) homeless;
+			if (evicted == LONG_SLOT_EMPTY)
+				break;
+			if (kick == LONG_SLOT_MAX_KICKS)
+				return 0;
+			/* move the evicted symbol to its other slot */
+			homeless = evicted;
+			prefix = (uint32_t) (table->symbol[homeless] & 0xFFFFFF);
+			slot = slot == long_slot_of(prefix, mul[0]) ? long_slot_of(prefix, mul[1])
+				: long_slot_of(prefix, mul[0]);
+		}
+	}
+	return 1;
+}
+
+static void
+build_long_slots(gsst_encoder *enc, const gsst_table *table)
+{
+	uint8_t		owner[GSST_CPU_LONG_SLOTS];
+	uint32_t	mul_state = 0x9E3779B1u;
+	uint32_t	empty_key[2];
+	int			found = 0;
+
+	enc->long_slots_ok = 0;
+	for (int attempt = 0; attempt < 32 && !found; attempt++)
+	{
+		/* odd multipliers from a fixed sequence: deterministic */
+		enc->long_mul[0] = mul_state | 1;
+		mul_state = mul_state * 0x2C1B3C6Du + 0x297A2D39u;
+		enc->long_mul[1] = (mul_state ^ (mul_state >> 15)) | 1;
+		mul_state = mul_state * 0x2C1B3C6Du + 0x297A2D39u;
+		found = place_long_symbols(table, enc->long_mul, owner);
+	}
+	if (!found)
+		return;
+
+	/*
+	 * An empty slot holds a 3-byte key that hashes to neither of its two
+	 * slots, so no lookup that reaches the empty slot can match it.  Two
+	 * keys whose four slots differ cover every slot.
+	 */
+	empty_key[0] = 0;
+	empty_key[1] = 1;
+	for (;;)
+	{
+		uint32_t	a0 = long_slot_of(empty_key[0], enc->long_mul[0]),
+					a1 = long_slot_of(empty_key[0], enc->long_mul[1]),
+					b0 = long_slot_of(empty_key[1], enc->long_mul[0]),
+					b1 = long_slot_of(empty_key[1], enc->long_mul[1]);
+
+		if (a0 != b0 && a0 != b1 && a1 != b0 && a1 != b1)
+			break;
+		empty_key[1]++;
+	}
+	for (uint32_t slot = 0; slot < GSST_CPU_LONG_SLOTS; slot++)
+	{
+		unsigned	code = owner[slot];
+
+		if (code == LONG_SLOT_EMPTY)
+		{
+			uint32_t	key = empty_key[0];
+
+			if (long_slot_of(key, enc->long_mul[0]) == slot ||
+				long_slot_of(key, enc->long_mul[1]) == slot)
+				key = empty_key[1];
+			enc->long_slot[slot][0] = key;
+			enc->long_slot[slot][1] = 0xFFFFFF;
+			enc->long_entry[slot] = GSST_ESCAPE | 1u << 8;
+		}
+		else
+		{
+			enc->long_slot[slot][0] = table->symbol[code];
+			enc->long_slot[slot][1] = low_bytes_mask(table->len[code]);
+			enc->long_entry[slot] = (uint16_t) (code | (unsigned) table->len[code] << 8);
+		}
+	}
+	enc->long_slots_ok = 1;
+}
+
 void
 gsst_encoder_init(gsst_encoder *enc, const gsst_table *table)
 {
@@ -280,5 +394,6 @@ gsst_encoder_init(gsst_encoder *enc, const gsst_table *table)
 		if (code != GSST_ESCAPE)
 			enc->short_code[enc->pair_hash[i] & 0xFFFF] = (uint16_t) (code | 2u << 8);
 	}
+	build_long_slots(enc, table);
 	enc->table = *table;
 }

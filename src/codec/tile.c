@@ -93,19 +93,21 @@ index_width(uint64_t nvalues, uint64_t raw_bytes)
  * The split rule: a piece (a value, or a segment of a long value) starting
  * at raw offset r begins a new split when a multiple of split_bytes lies in
  * (previous piece start, r].  Depends only on raw lengths, so a GPU can
- * evaluate it per piece in parallel.
+ * evaluate it per piece in parallel.  Sequentially it is: r reaches the
+ * first multiple of split_bytes above the start of the split before, which
+ * needs a division only when a split begins.
  */
-GSST_INLINE int
-starts_split(uint64_t previous_start, uint64_t start, uint64_t split_bytes)
+GSST_INLINE uint64_t
+next_split_boundary(uint64_t split_start, uint64_t split_bytes)
 {
-	return start / split_bytes > previous_start / split_bytes;
+	return (split_start / split_bytes + 1) * split_bytes;
 }
 
 static uint64_t
 count_splits(const uint64_t *offsets, size_t n, uint64_t split_bytes)
 {
 	uint64_t	nsplits = n > 0 ? 1 : 0;
-	uint64_t	previous = 0;
+	uint64_t	boundary = split_bytes;
 
 	for (size_t i = 0; i < n; i++)
 	{
@@ -115,8 +117,11 @@ count_splits(const uint64_t *offsets, size_t n, uint64_t split_bytes)
 
 		do
 		{
-			nsplits += starts_split(previous, start + piece, split_bytes);
-			previous = start + piece;
+			if (GSST_UNLIKELY(start + piece >= boundary))
+			{
+				nsplits++;
+				boundary = next_split_boundary(start + piece, split_bytes);
+			}
 			piece += GSST_SEGMENT_BYTES;
 		} while (piece < len);
 	}
@@ -154,7 +159,7 @@ gsst_tile_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *o
 	const uint8_t *input_end;
 	uint64_t	comp = 0;
 	uint64_t	split = 0;
-	uint64_t	previous_piece = 0;
+	uint64_t	split_boundary = 0;	/* piece 0 starts split 0 */
 	int			rc;
 
 	if (enc == NULL || offsets == NULL || out == NULL || tile_len == NULL ||
@@ -198,7 +203,7 @@ gsst_tile_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *o
 			uint64_t	seg_len = len - piece < GSST_SEGMENT_BYTES ?
 				len - piece : GSST_SEGMENT_BYTES;
 
-			if (split == 0 || starts_split(previous_piece, raw_start + piece, split_bytes))
+			if (GSST_UNLIKELY(raw_start + piece >= split_boundary))
 			{
 				uint8_t    *entry = out + l.splits_at + split * 3 * l.width;
 
@@ -206,8 +211,8 @@ gsst_tile_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *o
 				write_entry(entry, 1, l.width, comp + written);
 				write_entry(entry, 2, l.width, raw_start + piece);
 				split++;
+				split_boundary = next_split_boundary(raw_start + piece, split_bytes);
 			}
-			previous_piece = raw_start + piece;
 			if (!stored_raw)
 			{
 				size_t		w = encode_segment(enc, value + piece, seg_len, input_end,
