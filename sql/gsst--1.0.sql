@@ -43,6 +43,13 @@ REVOKE ALL ON SEQUENCE gsst.dictionary_id_seq, gsst.family_seq FROM PUBLIC;
 
 CREATE FUNCTION gsst.dictionaries_guard() RETURNS trigger
     AS 'MODULE_PATHNAME', 'gsst_dictionaries_guard' LANGUAGE C;
+CREATE FUNCTION gsst.dictionaries_before_insert() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'gsst_dictionaries_before_insert' LANGUAGE C;
+-- rows inserted through SQL (restoring a dump) are validated, and get a
+-- fresh id when theirs is taken
+CREATE TRIGGER dictionaries_validate
+    BEFORE INSERT ON gsst.dictionaries
+    FOR EACH ROW EXECUTE FUNCTION gsst.dictionaries_before_insert();
 CREATE TRIGGER dictionaries_immutable
     BEFORE UPDATE OR DELETE OR TRUNCATE ON gsst.dictionaries
     FOR EACH STATEMENT EXECUTE FUNCTION gsst.dictionaries_guard();

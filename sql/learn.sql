@@ -107,6 +107,15 @@ DELETE FROM gsst.dictionaries;
 \echo :LAST_ERROR_SQLSTATE
 TRUNCATE gsst.dictionaries;
 \echo :LAST_ERROR_SQLSTATE
+-- rows inserted through SQL (as a restored dump does) are validated, and
+-- an id that is taken is replaced by a fresh one
+INSERT INTO gsst.dictionaries VALUES (999998, 1, now(), 3, '\x0100'::bytea);
+\echo :LAST_ERROR_SQLSTATE
+INSERT INTO gsst.dictionaries VALUES (0, 1, now(), 0, '\x01000000000000000000'::bytea);
+\echo :LAST_ERROR_SQLSTATE
+INSERT INTO gsst.dictionaries SELECT * FROM gsst.dictionaries WHERE id = 1;
+SELECT count(*) AS copies_of_dictionary_1 FROM gsst.dictionaries
+WHERE symbols = (SELECT symbols FROM gsst.dictionaries WHERE id = 1);
 SELECT has_table_privilege('public', 'gsst.dictionaries', 'SELECT') AS public_can_read,
        has_schema_privilege('public', 'gsst', 'USAGE') AS public_uses_schema;
 SELECT reloptions FROM pg_class WHERE oid = 'gsst.dictionaries'::regclass;

@@ -279,6 +279,42 @@ bad:
 }
 
 /*
+ * Load and validate the table held by a row of gsst.dictionaries; a row
+ * that does not hold a valid table raises data_corrupted.
+ */
+static void
+load_dictionary_tuple(HeapTuple tup, TupleDesc desc, uint32 id, int32 *family,
+					  gsst_table *table)
+{
+	Datum		values[Natts_dict];
+	bool		nulls[Natts_dict];
+	bytea	   *symbols;
+	size_t		consumed = 0;
+	int			rc;
+
+	heap_deform_tuple(tup, desc, values, nulls);
+	if (nulls[Anum_dict_family - 1] || nulls[Anum_dict_nsymbols - 1] ||
+		nulls[Anum_dict_symbols - 1])
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("gsst dictionary %u is corrupted: null fields", id)));
+	symbols = DatumGetByteaPP(values[Anum_dict_symbols - 1]);
+	rc = gsst_table_load(table, (const uint8 *) VARDATA_ANY(symbols),
+						 VARSIZE_ANY_EXHDR(symbols), &consumed);
+	if (rc == GSST_OK && consumed != VARSIZE_ANY_EXHDR(symbols))
+		rc = GSST_ERR_LENGTH;
+	if (rc == GSST_OK &&
+		(int64) table->nsymbols != DatumGetInt32(values[Anum_dict_nsymbols - 1]))
+		rc = GSST_ERR_BAD_TABLE;
+	if (rc != GSST_OK)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("gsst dictionary %u is corrupted", id),
+				 errdetail("%s", gsst_strerror(rc))));
+	*family = DatumGetInt32(values[Anum_dict_family - 1]);
+}
+
+/*
  * Read dictionary id.  Returns false when there is no such row; a row that
  * does not hold a valid table raises data_corrupted.
  */
@@ -300,32 +336,7 @@ read_dictionary(const GsstCatalog *cat, uint32 id, int32 *family,
 	tup = systable_getnext(scan);
 	if (HeapTupleIsValid(tup))
 	{
-		Datum		values[Natts_dict];
-		bool		nulls[Natts_dict];
-		bytea	   *symbols;
-		size_t		consumed = 0;
-		int			rc;
-
-		heap_deform_tuple(tup, RelationGetDescr(rel), values, nulls);
-		if (nulls[Anum_dict_family - 1] || nulls[Anum_dict_nsymbols - 1] ||
-			nulls[Anum_dict_symbols - 1])
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("gsst dictionary %u is corrupted: null fields", id)));
-		symbols = DatumGetByteaPP(values[Anum_dict_symbols - 1]);
-		rc = gsst_table_load(table, (const uint8 *) VARDATA_ANY(symbols),
-							 VARSIZE_ANY_EXHDR(symbols), &consumed);
-		if (rc == GSST_OK && consumed != VARSIZE_ANY_EXHDR(symbols))
-			rc = GSST_ERR_LENGTH;
-		if (rc == GSST_OK &&
-			(int64) table->nsymbols != DatumGetInt32(values[Anum_dict_nsymbols - 1]))
-			rc = GSST_ERR_BAD_TABLE;
-		if (rc != GSST_OK)
-			ereport(ERROR,
-					(errcode(ERRCODE_DATA_CORRUPTED),
-					 errmsg("gsst dictionary %u is corrupted", id),
-					 errdetail("%s", gsst_strerror(rc))));
-		*family = DatumGetInt32(values[Anum_dict_family - 1]);
+		load_dictionary_tuple(tup, RelationGetDescr(rel), id, family, table);
 		found = true;
 	}
 	systable_endscan(scan);
@@ -472,6 +483,26 @@ dictionary_exists(const GsstCatalog *cat, uint32 id)
 	return e != NULL || read_dictionary(cat, id, &family, &table);
 }
 
+/*
+ * A new dictionary id from gsst.dictionary_id_seq.  Ids already in the
+ * table are skipped: after a restore the sequence may lag behind the rows.
+ */
+static uint32
+allocate_dictionary_id(const GsstCatalog *cat)
+{
+	for (;;)
+	{
+		int64		next = nextval_internal(cat->dictionary_id_seq, false);
+
+		if (next <= 0 || next > (int64) GSST_MAX_TABLE_ID)
+			ereport(ERROR,
+					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+					 errmsg("gsst dictionary ids are exhausted")));
+		if (!dictionary_exists(cat, (uint32) next))
+			return (uint32) next;
+	}
+}
+
 /* Insert one row into gsst.dictionaries, bypassing permissions. */
 static void
 insert_dictionary_row(const GsstCatalog *cat, uint32 id, int32 family,
@@ -523,19 +554,7 @@ gsst_dict_create(int32 family, const gsst_table *table)
 	if (nbytes < 0)
 		elog(ERROR, "could not serialize gsst table: %s", gsst_strerror(nbytes));
 
-	for (;;)
-	{
-		int64		next = nextval_internal(cat->dictionary_id_seq, false);
-
-		if (next <= 0 || next > (int64) GSST_MAX_TABLE_ID)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("gsst dictionary ids are exhausted")));
-		id = (uint32) next;
-		/* a restored dump may already hold rows beyond the sequence */
-		if (!dictionary_exists(cat, id))
-			break;
-	}
+	id = allocate_dictionary_id(cat);
 
 	serialized = MemoryContextAlloc(cache_cxt, VARHDRSZ + nbytes);
 	SET_VARSIZE(serialized, VARHDRSZ + nbytes);
@@ -811,4 +830,63 @@ gsst_dictionaries_guard(PG_FUNCTION_ARGS)
 			 errmsg("gsst dictionaries cannot be updated, deleted or truncated"),
 			 errdetail("Stored values refer to their dictionary by id for ever.")));
 	PG_RETURN_NULL();
+}
+
+/*
+ * BEFORE INSERT trigger on gsst.dictionaries, for rows that come through
+ * SQL (a restored dump, a superuser): the table must be valid, and an id
+ * already taken gets a fresh one.  Dumps hold values as text, never as
+ * codes, so no restored value refers to a dictionary id; but restoring a
+ * table's data before gsst.dictionaries lets that column learn a table of
+ * its own first, under an id the dump may use as well.
+ */
+PG_FUNCTION_INFO_V1(gsst_dictionaries_before_insert);
+Datum
+gsst_dictionaries_before_insert(PG_FUNCTION_ARGS)
+{
+	TriggerData *trigdata = (TriggerData *) fcinfo->context;
+	const GsstCatalog *cat;
+	TupleDesc	desc;
+	HeapTuple	tup;
+	bool		isnull;
+	Datum		id_datum;
+	int32		family;
+	gsst_table	table;
+	uint32		id;
+
+	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(trigdata->tg_event) ||
+		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event) ||
+		!TRIGGER_FIRED_BY_INSERT(trigdata->tg_event))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("gsst.dictionaries_before_insert() must be a BEFORE INSERT row trigger")));
+
+	cat = prepare_caches();
+	desc = RelationGetDescr(trigdata->tg_relation);
+	check_descriptor(trigdata->tg_relation);
+	tup = trigdata->tg_trigtuple;
+	id_datum = heap_getattr(tup, Anum_dict_id, desc, &isnull);
+	if (isnull || DatumGetInt32(id_datum) <= 0 ||
+		DatumGetInt32(id_datum) > (int32) GSST_MAX_TABLE_ID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("gsst dictionary id must be between 1 and %u", GSST_MAX_TABLE_ID)));
+	id = (uint32) DatumGetInt32(id_datum);
+	load_dictionary_tuple(tup, desc, id, &family, &table);
+
+	if (dictionary_exists(cat, id))
+	{
+		int			attnum = Anum_dict_id;
+		Datum		new_id;
+		bool		new_null = false;
+
+		new_id = Int32GetDatum((int32) allocate_dictionary_id(cat));
+		ereport(NOTICE,
+				(errmsg("gsst dictionary id %u is taken; storing this dictionary as %d",
+						id, DatumGetInt32(new_id))));
+		tup = heap_modify_tuple_by_cols(tup, desc, 1, &attnum, &new_id, &new_null);
+	}
+	/* other backends may have cached "no table yet" for this family */
+	CacheInvalidateRelcacheByRelid(cat->dictionaries);
+	return PointerGetDatum(tup);
 }
