@@ -59,7 +59,7 @@ typedef struct gsst_gpu_config
 
 typedef struct gsst_gpu_info
 {
-	char		name[128];
+	char		name[256];
 	int			device;
 	int			multiprocessors;
 	int			cc_major;

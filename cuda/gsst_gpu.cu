@@ -1,0 +1,1104 @@
+/*
+ * gsst_gpu.cu - gsst_gpu.so: GSST tile encode and decode on an NVIDIA GPU
+ * (sm_90), behind the C ABI of gsst_gpu.h.
+ *
+ * Encode pipeline (all on one stream; the host joins only to train):
+ *   sample    4096 spread-out values' lengths, a prefix sum, a copy of the
+ *             first ~16 KB of them; one read-back; gsst_train on the host;
+ *             the encoder table (10.5 KB) and tile header go back up.
+ *   encode    one thread per work unit (~8 KB of values or segments), the
+ *             encoder in shared memory; codes to a scratch area as large as
+ *             the input, per-value offsets into the tile.
+ *   resolve   raw-or-encoded for values split across units.
+ *   scan      unit sizes -> unit offsets in the code area (CUB).
+ *   compact   one warp per unit copies its bytes into the tile, and turns
+ *             unit-local value offsets into tile offsets.
+ *   splits    the split table (a split starts at a unit start), sentinels,
+ *             header with the code size; one 8-byte read-back of it.
+ * Decode: one thread per split (decoder table in shared memory, 16-byte
+ * loads and stores), or one thread per value.
+ *
+ * The per-thread work lives in gsst_gpu_body.h, shared with the CPU
+ * emulation that test/gpu checks against the codec.
+ */
+#include <cuda_runtime.h>
+#include <cub/device/device_scan.cuh>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "gsst_gpu.h"
+#include "gsst_gpu_plan.h"
+
+#define GG_EXPORT extern "C" __attribute__((visibility("default")))
+
+#define ENCODE_THREADS 128
+#define COMPACT_THREADS 256
+#define DECODE_SPLIT_THREADS 64
+#define DECODE_VALUE_THREADS 256
+
+/* ---- kernels ---- */
+
+__global__ void
+k_meta(const uint64_t *off, uint64_t n, uint64_t *meta)
+{
+	meta[0] = off[0];
+	meta[1] = off[n - 1];
+	meta[2] = off[n];
+}
+
+__global__ void
+k_sample_len(const uint64_t *off, uint64_t n, uint32_t *lens, uint64_t *meta)
+{
+	uint32_t	k = blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (k < GG_SAMPLE_SLOTS)
+		gg_sample_len(off, n, k, lens);
+	if (k == 0)
+	{
+		meta[0] = off[0];
+		meta[1] = off[n - 1];
+		meta[2] = off[n];
+	}
+}
+
+__global__ void
+k_sample_copy(const uint8_t *data, const uint64_t *off, uint64_t n, const uint32_t *lens,
+			  const uint32_t *starts, uint32_t target, uint8_t *sample)
+{
+	uint32_t	slot = (blockIdx.x * blockDim.x + threadIdx.x) / 32;
+
+	if (slot < GG_SAMPLE_SLOTS)
+		gg_sample_copy(data, off, n, slot, lens, starts, target, sample, threadIdx.x % 32, 32);
+}
+
+__device__ __forceinline__ void
+load_shared(void *dst, const void *src, size_t bytes)
+{
+	uint4	   *d = (uint4 *) dst;
+	const uint4 *s = (const uint4 *) src;
+
+	for (size_t i = threadIdx.x; i < bytes / 16; i += blockDim.x)
+		d[i] = s[i];
+}
+
+__global__ void __launch_bounds__(ENCODE_THREADS)
+k_encode(gg_encode_args a)
+{
+	__shared__ gg_encoder enc;
+	uint64_t	u = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+
+	load_shared(&enc, a.enc_global, sizeof(gg_encoder));
+	__syncthreads();
+	if (u < a.nunits)
+		gg_encode_unit(&enc, &a, u);
+}
+
+__global__ void
+k_resolve(gg_encode_args a)
+{
+	uint64_t	u = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (u < a.nunits)
+		gg_resolve_unit(&a, u);
+}
+
+__global__ void
+k_unit_size(gg_encode_args a)
+{
+	uint64_t	u = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (u < a.nunits)
+		gg_unit_size(&a, u);
+}
+
+__global__ void
+k_compact(gg_encode_args a)
+{
+	uint64_t	u = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
+
+	if (u < a.nunits)
+		gg_compact_unit(&a, u, threadIdx.x % 32, 32);
+}
+
+__global__ void
+k_splits(gg_encode_args a)
+{
+	uint64_t	k = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (k <= a.nsplits)
+		gg_split_entry(&a, k);
+}
+
+__global__ void
+k_prefix(gg_encode_args a, uint64_t count)
+{
+	uint64_t	i = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < count)
+		gg_prefix_byte(&a, i);
+}
+
+__global__ void __launch_bounds__(DECODE_SPLIT_THREADS)
+k_decode_split(gg_decode_args a, const gg_decoder *dec_global)
+{
+	__shared__ gg_decoder dec;
+	uint64_t	s = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+
+	load_shared(&dec, dec_global, sizeof(gg_decoder));
+	__syncthreads();
+	if (s < a.nsplits)
+		gg_decode_split(&dec, &a, s);
+}
+
+__global__ void __launch_bounds__(DECODE_VALUE_THREADS)
+k_decode_value(gg_decode_args a, const gg_decoder *dec_global, uint64_t count)
+{
+	__shared__ gg_decoder dec;
+	uint64_t	t = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+
+	load_shared(&dec, dec_global, sizeof(gg_decoder));
+	__syncthreads();
+	if (t < count)
+		gg_decode_value(&dec, &a, t);
+}
+
+__global__ void
+k_selected_len(gg_decode_args a, uint64_t *lens)
+{
+	uint64_t	t = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (t < a.nsel)
+		gg_selected_len(&a, t, lens);
+	else if (t == a.nsel)
+		lens[t] = 0;
+}
+
+/* ---- context ---- */
+
+#define SAMPLE_META_BYTES 64
+#define SAMPLE_BLOB_BYTES (SAMPLE_META_BYTES + 2 * 4 * GG_SAMPLE_SLOTS + 32768 + GG_SAMPLE_PIECE)
+#define PREFIX_MAX_BYTES (GSST_TILE_HEADER_BYTES + GSST_TABLE_MAX_BYTES + 16)
+#define PINNED_BYTES (SAMPLE_BLOB_BYTES + sizeof(gg_encoder) + PREFIX_MAX_BYTES + 4096)
+
+struct gsst_gpu
+{
+	gsst_gpu_config cfg;
+	int			device;
+	int			broken;
+	char		msg[512];
+	gsst_gpu_stats stats;
+	cudaStream_t stream;
+	cudaEvent_t ev_start,
+				ev_kernel,
+				ev_kernel_end,
+				ev_end;
+
+	/* fixed device buffers */
+	uint8_t    *d_fixed;
+	gg_encoder *d_enc;
+	gg_decoder *d_dec;
+	gg_error   *d_err;
+	uint64_t   *d_code_bytes;
+	uint8_t    *d_prefix;
+	uint8_t    *d_sample_blob;	/* meta, lens, starts, sample */
+	void	   *d_scan_small;
+	size_t		scan_small_bytes;
+	size_t		fixed_bytes;
+
+	/* workspace, grown on demand */
+	uint8_t    *d_work;
+	size_t		work_cap;
+	/* staging for the host-memory API, grown on demand */
+	uint8_t    *d_stage_in;
+	size_t		stage_in_cap;
+	uint8_t    *d_stage_out;
+	size_t		stage_out_cap;
+
+	uint8_t    *h_pinned;
+	void	   *train_work;
+	gsst_encoder *h_enc;
+};
+
+static __thread char init_message[512];
+
+static int
+set_error(gsst_gpu *ctx, int status, const char *fmt, ...)
+{
+	va_list		ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx->msg, sizeof(ctx->msg), fmt, ap);
+	va_end(ap);
+	return status;
+}
+
+/* A CUDA call failed: out of memory is recoverable, the rest is not. */
+static int
+cuda_failure(gsst_gpu *ctx, cudaError_t e, const char *what)
+{
+	cudaGetLastError();			/* clear a non-sticky error */
+	if (e == cudaErrorMemoryAllocation)
+		return set_error(ctx, GSST_GPU_ERR_NOMEM, "%s: %s", what, cudaGetErrorString(e));
+	ctx->broken = 1;
+	return set_error(ctx, GSST_GPU_ERR_CUDA, "%s: %s (the context is unusable; shut it down)",
+					 what, cudaGetErrorString(e));
+}
+
+#define CU(call) \
+	do { \
+		cudaError_t e_ = (call); \
+		if (e_ != cudaSuccess) \
+			return cuda_failure(ctx, e_, #call); \
+	} while (0)
+
+#define CU_LAUNCH(what) \
+	do { \
+		cudaError_t e_ = cudaGetLastError(); \
+		if (e_ != cudaSuccess) \
+			return cuda_failure(ctx, e_, what); \
+	} while (0)
+
+static double
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static unsigned
+blocks_for(uint64_t items, unsigned threads)
+{
+	return (unsigned) ((items + threads - 1) / threads);
+}
+
+/* grow a device buffer, within the context's memory cap */
+static int
+ensure_buffer(gsst_gpu *ctx, uint8_t **buf, size_t *cap, size_t need)
+{
+	size_t		others;
+
+	if (need <= *cap)
+		return GSST_GPU_OK;
+	others = ctx->fixed_bytes + ctx->work_cap + ctx->stage_in_cap + ctx->stage_out_cap - *cap;
+	if (ctx->cfg.max_device_bytes && others + need > ctx->cfg.max_device_bytes)
+		return set_error(ctx, GSST_GPU_ERR_LIMIT,
+						 "batch needs %zu bytes of device memory, over the cap of %zu",
+						 others + need, ctx->cfg.max_device_bytes);
+	if (*buf)
+		cudaFree(*buf);
+	*buf = NULL;
+	*cap = 0;
+	need = (need + 255) & ~(size_t) 255;
+	CU(cudaMalloc((void **) buf, need));
+	*cap = need;
+	return GSST_GPU_OK;
+}
+
+static int
+check_ctx(gsst_gpu *ctx)
+{
+	if (ctx == NULL)
+		return GSST_GPU_ERR_ARG;
+	if (ctx->broken)
+		return GSST_GPU_ERR_BROKEN;
+	ctx->msg[0] = '\0';
+	memset(&ctx->stats, 0, sizeof(ctx->stats));
+	return GSST_GPU_OK;
+}
+
+GG_EXPORT void
+gsst_gpu_config_default(gsst_gpu_config *config)
+{
+	if (config == NULL)
+		return;
+	memset(config, 0, sizeof(*config));
+	config->device = -1;
+	config->split_bytes = GSST_GPU_DEFAULT_SPLIT_BYTES;
+	config->unit_bytes = GSST_GPU_DEFAULT_UNIT_BYTES;
+	config->sample_bytes = GSST_GPU_DEFAULT_SAMPLE_BYTES;
+}
+
+GG_EXPORT const char *
+gsst_gpu_strerror(int status)
+{
+	switch (status)
+	{
+		case GSST_GPU_OK:
+			return "ok";
+		case GSST_GPU_ERR_NO_DEVICE:
+			return "no usable GPU";
+		case GSST_GPU_ERR_ARG:
+			return "invalid argument";
+		case GSST_GPU_ERR_NOMEM:
+			return "out of device or pinned memory";
+		case GSST_GPU_ERR_LIMIT:
+			return "batch exceeds the configured limits";
+		case GSST_GPU_ERR_SPACE:
+			return "output buffer too small";
+		case GSST_GPU_ERR_CORRUPT:
+			return "tile is corrupt";
+		case GSST_GPU_ERR_CODEC:
+			return "symbol table training or loading failed";
+		case GSST_GPU_ERR_CUDA:
+			return "CUDA failure";
+		case GSST_GPU_ERR_BROKEN:
+			return "context broken by an earlier CUDA failure";
+	}
+	return "unknown status";
+}
+
+GG_EXPORT const char *
+gsst_gpu_init_error(void)
+{
+	return init_message;
+}
+
+GG_EXPORT const char *
+gsst_gpu_last_error(const gsst_gpu *ctx)
+{
+	return ctx ? ctx->msg : "no context";
+}
+
+GG_EXPORT size_t
+gsst_gpu_tile_bound(size_t n, size_t raw_bytes, size_t split_bytes)
+{
+	return gsst_tile_bound(n, raw_bytes, split_bytes);
+}
+
+static void
+release(gsst_gpu *ctx)
+{
+	if (ctx->d_work)
+		cudaFree(ctx->d_work);
+	if (ctx->d_stage_in)
+		cudaFree(ctx->d_stage_in);
+	if (ctx->d_stage_out)
+		cudaFree(ctx->d_stage_out);
+	if (ctx->d_fixed)
+		cudaFree(ctx->d_fixed);
+	if (ctx->h_pinned)
+		cudaFreeHost(ctx->h_pinned);
+	if (ctx->stream)
+		cudaStreamDestroy(ctx->stream);
+	if (ctx->ev_start)
+		cudaEventDestroy(ctx->ev_start);
+	if (ctx->ev_kernel)
+		cudaEventDestroy(ctx->ev_kernel);
+	if (ctx->ev_kernel_end)
+		cudaEventDestroy(ctx->ev_kernel_end);
+	if (ctx->ev_end)
+		cudaEventDestroy(ctx->ev_end);
+	free(ctx->train_work);
+	free(ctx->h_enc);
+	free(ctx);
+}
+
+GG_EXPORT void
+gsst_gpu_shutdown(gsst_gpu *ctx)
+{
+	if (ctx == NULL)
+		return;
+	if (!ctx->broken)
+		cudaStreamSynchronize(ctx->stream);
+	release(ctx);
+}
+
+GG_EXPORT int
+gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
+{
+	gsst_gpu_config cfg;
+	gsst_gpu   *ctx;
+	int			count = 0;
+	cudaError_t e;
+	cudaDeviceProp prop;
+	size_t		train_bytes;
+	size_t		at;
+
+	init_message[0] = '\0';
+	if (out == NULL)
+	{
+		snprintf(init_message, sizeof(init_message), "ctx pointer is NULL");
+		return GSST_GPU_ERR_ARG;
+	}
+	*out = NULL;
+	gsst_gpu_config_default(&cfg);
+	if (config)
+	{
+		cfg = *config;
+		if (cfg.split_bytes == 0)
+			cfg.split_bytes = GSST_GPU_DEFAULT_SPLIT_BYTES;
+		if (cfg.unit_bytes == 0)
+			cfg.unit_bytes = cfg.split_bytes < GSST_GPU_DEFAULT_UNIT_BYTES ?
+				cfg.split_bytes : GSST_GPU_DEFAULT_UNIT_BYTES;
+		if (cfg.sample_bytes == 0)
+			cfg.sample_bytes = GSST_GPU_DEFAULT_SAMPLE_BYTES;
+	}
+	if (!gg_sizes_valid(cfg.split_bytes, cfg.unit_bytes))
+	{
+		snprintf(init_message, sizeof(init_message),
+				 "split_bytes %u and unit_bytes %u: both must be multiples of 4096 "
+				 "(at most 1 GiB) and unit_bytes must divide split_bytes",
+				 cfg.split_bytes, cfg.unit_bytes);
+		return GSST_GPU_ERR_ARG;
+	}
+	if (cfg.sample_bytes > 32768 || cfg.sample_bytes < 1024)
+	{
+		snprintf(init_message, sizeof(init_message), "sample_bytes %u not in 1 KiB..32 KiB",
+				 cfg.sample_bytes);
+		return GSST_GPU_ERR_ARG;
+	}
+
+	e = cudaGetDeviceCount(&count);
+	if (e != cudaSuccess || count == 0)
+	{
+		cudaGetLastError();
+		snprintf(init_message, sizeof(init_message), "no CUDA device: %s",
+				 e != cudaSuccess ? cudaGetErrorString(e) : "device count is 0");
+		return GSST_GPU_ERR_NO_DEVICE;
+	}
+	if (cfg.device >= count)
+	{
+		snprintf(init_message, sizeof(init_message), "device %d: only %d devices", cfg.device,
+				 count);
+		return GSST_GPU_ERR_ARG;
+	}
+	ctx = (gsst_gpu *) calloc(1, sizeof(gsst_gpu));
+	if (ctx == NULL)
+	{
+		snprintf(init_message, sizeof(init_message), "out of host memory");
+		return GSST_GPU_ERR_NOMEM;
+	}
+	ctx->cfg = cfg;
+	ctx->device = cfg.device < 0 ? 0 : cfg.device;
+
+#define INIT_CU(call) \
+	do { \
+		cudaError_t e_ = (call); \
+		if (e_ != cudaSuccess) \
+		{ \
+			snprintf(init_message, sizeof(init_message), "%s: %s", #call, cudaGetErrorString(e_)); \
+			cudaGetLastError(); \
+			release(ctx); \
+			return e_ == cudaErrorMemoryAllocation ? GSST_GPU_ERR_NOMEM : GSST_GPU_ERR_NO_DEVICE; \
+		} \
+	} while (0)
+
+	INIT_CU(cudaSetDevice(ctx->device));
+	INIT_CU(cudaGetDeviceProperties(&prop, ctx->device));
+	if (prop.major < 9)
+	{
+		snprintf(init_message, sizeof(init_message),
+				 "device %d (%s) has compute capability %d.%d; gsst_gpu needs 9.0",
+				 ctx->device, prop.name, prop.major, prop.minor);
+		release(ctx);
+		return GSST_GPU_ERR_NO_DEVICE;
+	}
+	INIT_CU(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+	INIT_CU(cudaEventCreate(&ctx->ev_start));
+	INIT_CU(cudaEventCreate(&ctx->ev_kernel));
+	INIT_CU(cudaEventCreate(&ctx->ev_kernel_end));
+	INIT_CU(cudaEventCreate(&ctx->ev_end));
+
+	/* fixed device buffers: tables, error word, prefix, sample, scan temp */
+	{
+		uint32_t   *null_u32 = NULL;
+
+		cub::DeviceScan::ExclusiveSum(NULL, ctx->scan_small_bytes, null_u32, null_u32,
+									  GG_SAMPLE_SLOTS, ctx->stream);
+	}
+	at = 0;
+	{
+		size_t		enc_at = at;
+		size_t		dec_at = enc_at + sizeof(gg_encoder);
+		size_t		err_at = dec_at + sizeof(gg_decoder);
+		size_t		cb_at = err_at + 64;
+		size_t		prefix_at = cb_at + 64;
+		size_t		blob_at = gg_align_up(prefix_at + PREFIX_MAX_BYTES, 256);
+		size_t		scan_at = gg_align_up(blob_at + SAMPLE_BLOB_BYTES, 256);
+
+		ctx->fixed_bytes = scan_at + ctx->scan_small_bytes + 256;
+		INIT_CU(cudaMalloc((void **) &ctx->d_fixed, ctx->fixed_bytes));
+		ctx->d_enc = (gg_encoder *) (ctx->d_fixed + enc_at);
+		ctx->d_dec = (gg_decoder *) (ctx->d_fixed + dec_at);
+		ctx->d_err = (gg_error *) (ctx->d_fixed + err_at);
+		ctx->d_code_bytes = (uint64_t *) (ctx->d_fixed + cb_at);
+		ctx->d_prefix = ctx->d_fixed + prefix_at;
+		ctx->d_sample_blob = ctx->d_fixed + blob_at;
+		ctx->d_scan_small = ctx->d_fixed + scan_at;
+	}
+	INIT_CU(cudaHostAlloc((void **) &ctx->h_pinned, PINNED_BYTES, cudaHostAllocDefault));
+
+	train_bytes = (gsst_train_work_bytes() + 63) / 64 * 64;
+	ctx->train_work = aligned_alloc(64, train_bytes);
+	ctx->h_enc = (gsst_encoder *) aligned_alloc(64, (sizeof(gsst_encoder) + 63) / 64 * 64);
+	if (ctx->train_work == NULL || ctx->h_enc == NULL)
+	{
+		snprintf(init_message, sizeof(init_message), "out of host memory");
+		release(ctx);
+		return GSST_GPU_ERR_NOMEM;
+	}
+	memset(ctx->train_work, 0, train_bytes);	/* gsst_train wants it zeroed once */
+	*out = ctx;
+	return GSST_GPU_OK;
+}
+
+GG_EXPORT int
+gsst_gpu_get_info(gsst_gpu *ctx, gsst_gpu_info *info)
+{
+	cudaDeviceProp prop;
+	int			rc = check_ctx(ctx);
+
+	if (rc != GSST_GPU_OK)
+		return rc;
+	if (info == NULL)
+		return GSST_GPU_ERR_ARG;
+	CU(cudaGetDeviceProperties(&prop, ctx->device));
+	memset(info, 0, sizeof(*info));
+	snprintf(info->name, sizeof(info->name), "%s", prop.name);
+	info->device = ctx->device;
+	info->multiprocessors = prop.multiProcessorCount;
+	info->cc_major = prop.major;
+	info->cc_minor = prop.minor;
+	info->total_memory = prop.totalGlobalMem;
+	info->l2_bytes = (size_t) prop.l2CacheSize;
+	return GSST_GPU_OK;
+}
+
+GG_EXPORT int
+gsst_gpu_last_stats(const gsst_gpu *ctx, gsst_gpu_stats *stats)
+{
+	if (ctx == NULL || stats == NULL)
+		return GSST_GPU_ERR_ARG;
+	*stats = ctx->stats;
+	return GSST_GPU_OK;
+}
+
+/* ---- encode ---- */
+
+/* n == 0: the codec builds the (tiny) tile on the host */
+static int
+encode_empty(gsst_gpu *ctx, const gsst_table *table, void *d_tile, size_t tile_cap,
+			 size_t *tile_len)
+{
+	gsst_encoder *enc = ctx->h_enc;
+	uint64_t	zero = 0;
+	int			rc;
+
+	gsst_encoder_init(enc, table);
+	rc = gsst_tile_encode(enc, NULL, &zero, 0, ctx->cfg.split_bytes, ctx->h_pinned,
+						  PINNED_BYTES, tile_len);
+	if (rc != GSST_OK)
+		return set_error(ctx, GSST_GPU_ERR_CODEC, "empty tile: %s", gsst_strerror(rc));
+	if (*tile_len > tile_cap)
+		return set_error(ctx, GSST_GPU_ERR_SPACE, "tile needs %zu bytes", *tile_len);
+	CU(cudaMemcpyAsync(d_tile, ctx->h_pinned, *tile_len, cudaMemcpyHostToDevice, ctx->stream));
+	CU(cudaStreamSynchronize(ctx->stream));
+	return GSST_GPU_OK;
+}
+
+GG_EXPORT int
+gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
+					   const void *d_data, const void *d_offsets, size_t n, void *d_tile,
+					   size_t tile_cap, size_t *tile_len)
+{
+	const uint64_t *off = (const uint64_t *) d_offsets;
+	gsst_table	table;
+	uint8_t		serialized[GSST_TABLE_MAX_BYTES];
+	int			ser_len;
+	uint64_t	meta[3];
+	gg_plan		plan;
+	gg_encode_args a;
+	uint64_t	prefix_count;
+	size_t		scan_bytes = 0;
+	size_t		work_need,
+				at;
+	uint8_t    *h_enc_up,
+			   *h_prefix_up;
+	uint64_t   *h_code_bytes;
+	double		t0;
+	float		ms;
+	int			rc = check_ctx(ctx);
+
+	if (rc != GSST_GPU_OK)
+		return rc;
+	if (d_offsets == NULL || d_tile == NULL || tile_len == NULL || (d_data == NULL && n > 0) ||
+		((uintptr_t) d_offsets & 7) || ((uintptr_t) d_tile & 15) ||
+		(table_bytes == NULL && table_len > 0))
+		return set_error(ctx, GSST_GPU_ERR_ARG,
+						 "encode: NULL or misaligned pointer (offsets 8-, tile 16-byte aligned)");
+	*tile_len = 0;
+
+	/* the table: given, or trained on a sample of the batch */
+	if (table_bytes != NULL)
+	{
+		size_t		consumed = 0;
+
+		rc = gsst_table_load(&table, table_bytes, table_len, &consumed);
+		if (rc != GSST_OK || consumed != table_len)
+			return set_error(ctx, GSST_GPU_ERR_CODEC, "table: %s",
+							 rc != GSST_OK ? gsst_strerror(rc) : "trailing bytes");
+	}
+	if (n == 0)
+	{
+		if (table_bytes == NULL)
+		{
+			rc = gsst_table_build(&table, NULL, NULL, 0);
+			if (rc != GSST_OK)
+				return set_error(ctx, GSST_GPU_ERR_CODEC, "empty table: %s", gsst_strerror(rc));
+		}
+		return encode_empty(ctx, &table, d_tile, tile_cap, tile_len);
+	}
+
+	CU(cudaEventRecord(ctx->ev_start, ctx->stream));
+	t0 = now_ms();
+	if (table_bytes == NULL)
+	{
+		uint64_t   *d_meta = (uint64_t *) ctx->d_sample_blob;
+		uint32_t   *d_lens = (uint32_t *) (ctx->d_sample_blob + SAMPLE_META_BYTES);
+		uint32_t   *d_starts = d_lens + GG_SAMPLE_SLOTS;
+		uint8_t    *d_sample = (uint8_t *) (d_starts + GG_SAMPLE_SLOTS);
+		uint32_t	target = ctx->cfg.sample_bytes;
+		const uint32_t *h_lens = (const uint32_t *) (ctx->h_pinned + SAMPLE_META_BYTES);
+		const uint32_t *h_starts = h_lens + GG_SAMPLE_SLOTS;
+		const uint8_t *h_sample = (const uint8_t *) (h_starts + GG_SAMPLE_SLOTS);
+		const uint8_t *values[GG_SAMPLE_SLOTS];
+		size_t		lens[GG_SAMPLE_SLOTS];
+		size_t		count = 0;
+		size_t		scan_small = ctx->scan_small_bytes;
+
+		k_sample_len<<<GG_SAMPLE_SLOTS / 256, 256, 0, ctx->stream>>>(off, n, d_lens, d_meta);
+		CU_LAUNCH("sample lengths");
+		CU(cub::DeviceScan::ExclusiveSum(ctx->d_scan_small, scan_small, d_lens, d_starts,
+										 GG_SAMPLE_SLOTS, ctx->stream));
+		k_sample_copy<<<GG_SAMPLE_SLOTS * 32 / 256, 256, 0, ctx->stream>>>(
+			(const uint8_t *) d_data, off, n, d_lens, d_starts, target, d_sample);
+		CU_LAUNCH("sample copy");
+		CU(cudaMemcpyAsync(ctx->h_pinned, ctx->d_sample_blob,
+						   SAMPLE_META_BYTES + 2 * 4 * GG_SAMPLE_SLOTS + target,
+						   cudaMemcpyDeviceToHost, ctx->stream));
+		CU(cudaStreamSynchronize(ctx->stream));
+		memcpy(meta, ctx->h_pinned, sizeof(meta));
+		for (uint32_t k = 0; k < GG_SAMPLE_SLOTS; k++)
+			if (gg_sample_index(n, k) != GG_NO_INDEX && h_starts[k] + h_lens[k] <= target)
+			{
+				values[count] = h_sample + h_starts[k];
+				lens[count] = h_lens[k];
+				count++;
+			}
+		rc = gsst_train(&table, values, lens, count, ctx->train_work);
+		if (rc != GSST_OK)
+			return set_error(ctx, GSST_GPU_ERR_CODEC, "training: %s", gsst_strerror(rc));
+	}
+	else
+	{
+		k_meta<<<1, 1, 0, ctx->stream>>>(off, n, (uint64_t *) ctx->d_sample_blob);
+		CU_LAUNCH("meta");
+		CU(cudaMemcpyAsync(ctx->h_pinned, ctx->d_sample_blob, sizeof(meta),
+						   cudaMemcpyDeviceToHost, ctx->stream));
+		CU(cudaStreamSynchronize(ctx->stream));
+		memcpy(meta, ctx->h_pinned, sizeof(meta));
+	}
+	if (meta[2] < meta[1] || meta[1] < meta[0])
+		return set_error(ctx, GSST_GPU_ERR_ARG, "encode: offsets decrease");
+
+	/* plan the tile */
+	ser_len = gsst_table_serialize(&table, serialized, sizeof(serialized));
+	if (ser_len < 0 ||
+		gg_plan_encode(&plan, n, meta[0], meta[1], meta[2], (uint32_t) ser_len,
+					   ctx->cfg.split_bytes, ctx->cfg.unit_bytes) != 0)
+		return set_error(ctx, GSST_GPU_ERR_LIMIT, "encode: batch too large");
+	if (tile_cap < gsst_tile_bound(n, plan.raw_bytes, ctx->cfg.split_bytes))
+		return set_error(ctx, GSST_GPU_ERR_SPACE, "encode: tile buffer of %zu bytes, need %zu",
+						 tile_cap, gsst_tile_bound(n, plan.raw_bytes, ctx->cfg.split_bytes));
+	if (plan.nunits > (uint64_t) INT32_MAX || plan.nunits * 32 / COMPACT_THREADS > (uint64_t) INT32_MAX)
+		return set_error(ctx, GSST_GPU_ERR_LIMIT, "encode: too many work units");
+
+	/* encoder table and tile prefix go up together */
+	gsst_encoder_init(ctx->h_enc, &table);
+	ctx->stats.train_ms = now_ms() - t0;
+	h_enc_up = ctx->h_pinned + SAMPLE_BLOB_BYTES;
+	h_prefix_up = h_enc_up + sizeof(gg_encoder);
+	h_code_bytes = (uint64_t *) (h_prefix_up + PREFIX_MAX_BYTES);
+	gg_encoder_from_codec((gg_encoder *) h_enc_up, ctx->h_enc);
+	gg_write_prefix(h_prefix_up, &plan.layout, serialized, plan.raw_bytes, 0);
+	CU(cudaMemcpyAsync(ctx->d_enc, h_enc_up, sizeof(gg_encoder), cudaMemcpyHostToDevice,
+					   ctx->stream));
+	CU(cudaMemcpyAsync(ctx->d_prefix, h_prefix_up, plan.layout.comp_at, cudaMemcpyHostToDevice,
+					   ctx->stream));
+
+	/* workspace: scratch, unit records, sizes, bases, scan temp */
+	{
+		uint64_t   *null_u64 = NULL;
+
+		CU(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, null_u64, null_u64,
+										 (int) plan.nunits, ctx->stream));
+	}
+	at = 0;
+	{
+		size_t		units_at = gg_align_up(plan.scratch_bytes, 256);
+		size_t		sizes_at = gg_align_up(units_at + plan.nunits * sizeof(gg_unit), 256);
+		size_t		bases_at = gg_align_up(sizes_at + plan.nunits * 8, 256);
+		size_t		scan_at = gg_align_up(bases_at + plan.nunits * 8, 256);
+
+		work_need = scan_at + scan_bytes;
+		rc = ensure_buffer(ctx, &ctx->d_work, &ctx->work_cap, work_need);
+		if (rc != GSST_GPU_OK)
+			return rc;
+		memset(&a, 0, sizeof(a));
+		a.scratch = ctx->d_work + at;
+		a.units = (gg_unit *) (ctx->d_work + units_at);
+		a.sizes = (uint64_t *) (ctx->d_work + sizes_at);
+		a.bases = (uint64_t *) (ctx->d_work + bases_at);
+		at = scan_at;
+	}
+	a.data = (const uint8_t *) d_data;
+	a.off = off;
+	a.enc_global = ctx->d_enc;
+	a.n = n;
+	a.off0 = meta[0];
+	a.off_end = meta[2];
+	a.nunits = plan.nunits;
+	a.unit_bytes = ctx->cfg.unit_bytes;
+	a.units_per_split = plan.units_per_split;
+	a.nsplits = plan.nsplits;
+	a.raw_bytes = plan.raw_bytes;
+	a.width = plan.layout.width;
+	a.scratch_bytes = plan.scratch_bytes;
+	a.tile = (uint8_t *) d_tile;
+	a.comp_at = plan.layout.comp_at;
+	a.raw_at = plan.layout.raw_at;
+	a.splits_at = plan.layout.splits_at;
+	a.splits_end = plan.layout.splits_end;
+	a.codes_at = plan.layout.codes_at;
+	a.code_bytes_out = ctx->d_code_bytes;
+	a.prefix = ctx->d_prefix;
+	prefix_count = plan.layout.comp_at + (plan.layout.codes_at - plan.layout.splits_end);
+
+	CU(cudaEventRecord(ctx->ev_kernel, ctx->stream));
+	k_encode<<<blocks_for(plan.nunits, ENCODE_THREADS), ENCODE_THREADS, 0, ctx->stream>>>(a);
+	CU_LAUNCH("encode kernel");
+	k_resolve<<<blocks_for(plan.nunits, 256), 256, 0, ctx->stream>>>(a);
+	CU_LAUNCH("resolve kernel");
+	k_unit_size<<<blocks_for(plan.nunits, 256), 256, 0, ctx->stream>>>(a);
+	CU_LAUNCH("unit size kernel");
+	CU(cub::DeviceScan::ExclusiveSum(ctx->d_work + at, scan_bytes, a.sizes, a.bases,
+									 (int) plan.nunits, ctx->stream));
+	k_compact<<<blocks_for(plan.nunits * 32, COMPACT_THREADS), COMPACT_THREADS, 0, ctx->stream>>>(a);
+	CU_LAUNCH("compact kernel");
+	k_splits<<<blocks_for(plan.nsplits + 1, 256), 256, 0, ctx->stream>>>(a);
+	CU_LAUNCH("split kernel");
+	k_prefix<<<blocks_for(prefix_count, 256), 256, 0, ctx->stream>>>(a, prefix_count);
+	CU_LAUNCH("header kernel");
+	CU(cudaEventRecord(ctx->ev_kernel_end, ctx->stream));
+	CU(cudaMemcpyAsync(h_code_bytes, ctx->d_code_bytes, 8, cudaMemcpyDeviceToHost, ctx->stream));
+	CU(cudaEventRecord(ctx->ev_end, ctx->stream));
+	CU(cudaStreamSynchronize(ctx->stream));
+
+	*tile_len = plan.layout.codes_at + *h_code_bytes;
+	CU(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_end));
+	ctx->stats.total_ms = ms;
+	CU(cudaEventElapsedTime(&ms, ctx->ev_kernel, ctx->ev_kernel_end));
+	ctx->stats.kernel_ms = ms;
+	ctx->stats.extra_device_bytes = work_need + ctx->fixed_bytes;
+	if (*tile_len > tile_cap)	/* cannot happen: C <= R */
+		return set_error(ctx, GSST_GPU_ERR_SPACE, "encode: tile overflow");
+	return GSST_GPU_OK;
+}
+
+/* ---- decode ---- */
+
+/* read and check the tile header and table; fill args and upload the decoder */
+static int
+open_device_tile(gsst_gpu *ctx, const void *d_tile, size_t tile_len, gg_decode_args *a)
+{
+	size_t		avail = tile_len < GSST_TILE_HEADER_BYTES + GSST_TABLE_MAX_BYTES ?
+		tile_len : GSST_TILE_HEADER_BYTES + GSST_TABLE_MAX_BYTES;
+	uint8_t    *h = ctx->h_pinned;
+	gg_layout	l;
+	uint64_t	raw_bytes,
+				code_bytes;
+	gsst_table	table;
+	size_t		consumed = 0;
+	int			rc;
+
+	if (d_tile == NULL || ((uintptr_t) d_tile & 15))
+		return set_error(ctx, GSST_GPU_ERR_ARG, "tile pointer NULL or not 16-byte aligned");
+	if (avail > 0)
+		CU(cudaMemcpyAsync(h, d_tile, avail, cudaMemcpyDeviceToHost, ctx->stream));
+	CU(cudaStreamSynchronize(ctx->stream));
+	rc = gg_parse_header(h, avail, tile_len, &l, &raw_bytes, &code_bytes);
+	if (rc == GSST_OK)
+	{
+		if (avail < GSST_TILE_HEADER_BYTES + (size_t) l.table_bytes)
+			rc = GSST_ERR_TRUNCATED;
+		else
+			rc = gsst_table_load(&table, h + GSST_TILE_HEADER_BYTES, l.table_bytes, &consumed);
+		if (rc == GSST_OK && consumed != l.table_bytes)
+			rc = GSST_ERR_BAD_TABLE;
+	}
+	if (rc != GSST_OK)
+		return set_error(ctx, GSST_GPU_ERR_CORRUPT, "tile header: %s", gsst_strerror(rc));
+	gg_decoder_from_table((gg_decoder *) (h + SAMPLE_BLOB_BYTES), &table);
+	CU(cudaMemcpyAsync(ctx->d_dec, h + SAMPLE_BLOB_BYTES, sizeof(gg_decoder),
+					   cudaMemcpyHostToDevice, ctx->stream));
+	CU(cudaMemsetAsync(ctx->d_err, 0, sizeof(gg_error), ctx->stream));
+
+	memset(a, 0, sizeof(*a));
+	a->comp = (const uint8_t *) d_tile + l.comp_at;
+	a->raw = (const uint8_t *) d_tile + l.raw_at;
+	a->splits = (const uint8_t *) d_tile + l.splits_at;
+	a->codes = (const uint8_t *) d_tile + l.codes_at;
+	a->n = l.nvalues;
+	a->nsplits = l.nsplits;
+	a->raw_bytes = raw_bytes;
+	a->code_bytes = code_bytes;
+	a->width = l.width;
+	a->err = ctx->d_err;
+	return GSST_GPU_OK;
+}
+
+static int
+finish_decode(gsst_gpu *ctx)
+{
+	gg_error   *h_err = (gg_error *) (ctx->h_pinned + SAMPLE_BLOB_BYTES + sizeof(gg_decoder));
+	float		ms;
+
+	CU(cudaEventRecord(ctx->ev_kernel_end, ctx->stream));
+	CU(cudaMemcpyAsync(h_err, ctx->d_err, sizeof(gg_error), cudaMemcpyDeviceToHost, ctx->stream));
+	CU(cudaEventRecord(ctx->ev_end, ctx->stream));
+	CU(cudaStreamSynchronize(ctx->stream));
+	CU(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_end));
+	ctx->stats.total_ms = ms;
+	CU(cudaEventElapsedTime(&ms, ctx->ev_kernel, ctx->ev_kernel_end));
+	ctx->stats.kernel_ms = ms;
+	if (h_err->code != 0)
+		return set_error(ctx, h_err->code == GSST_ERR_SPACE ? GSST_GPU_ERR_SPACE : GSST_GPU_ERR_CORRUPT,
+						 "%s %llu: %s", h_err->kind == 1 ? "split" : "value",
+						 (unsigned long long) h_err->where, gsst_strerror(h_err->code));
+	return GSST_GPU_OK;
+}
+
+GG_EXPORT int
+gsst_gpu_decode_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len, void *d_out,
+					   size_t out_cap, size_t *out_len)
+{
+	gg_decode_args a;
+	int			rc = check_ctx(ctx);
+
+	if (rc != GSST_GPU_OK)
+		return rc;
+	if (out_len == NULL)
+		return set_error(ctx, GSST_GPU_ERR_ARG, "decode: out_len is NULL");
+	*out_len = 0;
+	CU(cudaEventRecord(ctx->ev_start, ctx->stream));
+	rc = open_device_tile(ctx, d_tile, tile_len, &a);
+	if (rc != GSST_GPU_OK)
+		return rc;
+	if (out_cap < a.raw_bytes || (d_out == NULL && a.raw_bytes > 0))
+		return set_error(ctx, GSST_GPU_ERR_SPACE, "decode: output of %zu bytes, need %llu",
+						 out_cap, (unsigned long long) a.raw_bytes);
+	a.out = (uint8_t *) d_out;
+	a.out_cap = out_cap;
+	if (a.nsplits > (uint64_t) INT32_MAX * DECODE_SPLIT_THREADS)
+		return set_error(ctx, GSST_GPU_ERR_LIMIT, "decode: too many splits");
+	CU(cudaEventRecord(ctx->ev_kernel, ctx->stream));
+	if (a.nsplits > 0)
+	{
+		k_decode_split<<<blocks_for(a.nsplits, DECODE_SPLIT_THREADS), DECODE_SPLIT_THREADS, 0,
+			ctx->stream>>>(a, ctx->d_dec);
+		CU_LAUNCH("decode kernel");
+	}
+	rc = finish_decode(ctx);
+	ctx->stats.extra_device_bytes = ctx->fixed_bytes;
+	if (rc == GSST_GPU_OK)
+		*out_len = a.raw_bytes;
+	return rc;
+}
+
+GG_EXPORT int
+gsst_gpu_decode_values_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len,
+							  const void *d_indices, size_t k, void *d_out, size_t out_cap,
+							  void *d_out_offsets)
+{
+	gg_decode_args a;
+	uint64_t	count;
+	int			rc = check_ctx(ctx);
+
+	if (rc != GSST_GPU_OK)
+		return rc;
+	if (d_indices != NULL && (d_out_offsets == NULL || ((uintptr_t) d_indices & 7) ||
+							  ((uintptr_t) d_out_offsets & 7)))
+		return set_error(ctx, GSST_GPU_ERR_ARG,
+						 "decode_values: offsets NULL, or indices/offsets not 8-byte aligned");
+	CU(cudaEventRecord(ctx->ev_start, ctx->stream));
+	rc = open_device_tile(ctx, d_tile, tile_len, &a);
+	if (rc != GSST_GPU_OK)
+		return rc;
+	a.out = (uint8_t *) d_out;
+	a.out_cap = out_cap;
+	ctx->stats.extra_device_bytes = ctx->fixed_bytes;
+	if (d_indices == NULL)
+	{
+		if (out_cap < a.raw_bytes || (d_out == NULL && a.raw_bytes > 0))
+			return set_error(ctx, GSST_GPU_ERR_SPACE, "decode_values: output of %zu bytes, need %llu",
+							 out_cap, (unsigned long long) a.raw_bytes);
+		count = a.n;
+		CU(cudaEventRecord(ctx->ev_kernel, ctx->stream));
+	}
+	else
+	{
+		size_t		scan_bytes = 0;
+		size_t		lens_bytes = gg_align_up((k + 1) * 8, 256);
+		uint64_t   *null_u64 = NULL;
+		uint64_t   *lens;
+
+		if (k >= (size_t) INT32_MAX)
+			return set_error(ctx, GSST_GPU_ERR_LIMIT, "decode_values: too many indices");
+		a.sel = (const uint64_t *) d_indices;
+		a.sel_off = (const uint64_t *) d_out_offsets;
+		a.nsel = k;
+		CU(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, null_u64, null_u64, (int) (k + 1),
+										 ctx->stream));
+		rc = ensure_buffer(ctx, &ctx->d_work, &ctx->work_cap, lens_bytes + scan_bytes);
+		if (rc != GSST_GPU_OK)
+			return rc;
+		ctx->stats.extra_device_bytes += lens_bytes + scan_bytes;
+		lens = (uint64_t *) ctx->d_work;
+		CU(cudaEventRecord(ctx->ev_kernel, ctx->stream));
+		k_selected_len<<<blocks_for(k + 1, 256), 256, 0, ctx->stream>>>(a, lens);
+		CU_LAUNCH("selected lengths kernel");
+		CU(cub::DeviceScan::ExclusiveSum(ctx->d_work + lens_bytes, scan_bytes, lens,
+										 (uint64_t *) d_out_offsets, (int) (k + 1), ctx->stream));
+		count = k;
+	}
+	if (count > 0)
+	{
+		if (count > (uint64_t) INT32_MAX * DECODE_VALUE_THREADS)
+			return set_error(ctx, GSST_GPU_ERR_LIMIT, "decode_values: too many values");
+		k_decode_value<<<blocks_for(count, DECODE_VALUE_THREADS), DECODE_VALUE_THREADS, 0,
+			ctx->stream>>>(a, ctx->d_dec, count);
+		CU_LAUNCH("decode values kernel");
+	}
+	return finish_decode(ctx);
+}
+
+/* ---- host-memory API: stage through device buffers ---- */
+
+GG_EXPORT int
+gsst_gpu_encode(gsst_gpu *ctx, const uint8_t *table, size_t table_len, const uint8_t *data,
+				const uint64_t *offsets, size_t n, uint8_t *tile, size_t tile_cap,
+				size_t *tile_len)
+{
+	uint64_t	raw;
+	size_t		bound,
+				in_need,
+				data_at;
+	int			rc = check_ctx(ctx);
+
+	if (rc != GSST_GPU_OK)
+		return rc;
+	if (offsets == NULL || tile == NULL || tile_len == NULL || (data == NULL && n > 0))
+		return set_error(ctx, GSST_GPU_ERR_ARG, "encode: NULL pointer");
+	for (size_t i = 0; i < n; i++)
+		if (offsets[i + 1] < offsets[i])
+			return set_error(ctx, GSST_GPU_ERR_ARG, "encode: offsets decrease at %zu", i);
+	raw = offsets[n] - offsets[0];
+	bound = gsst_tile_bound(n, raw, ctx->cfg.split_bytes);
+	if (tile_cap < bound)
+		return set_error(ctx, GSST_GPU_ERR_SPACE, "encode: tile buffer of %zu bytes, need %zu",
+						 tile_cap, bound);
+	data_at = gg_align_up((n + 1) * 8, 256);
+	in_need = data_at + raw + 16;
+	rc = ensure_buffer(ctx, &ctx->d_stage_in, &ctx->stage_in_cap, in_need);
+	if (rc == GSST_GPU_OK)
+		rc = ensure_buffer(ctx, &ctx->d_stage_out, &ctx->stage_out_cap, bound);
+	if (rc != GSST_GPU_OK)
+		return rc;
+	CU(cudaMemcpyAsync(ctx->d_stage_in, offsets, (n + 1) * 8, cudaMemcpyHostToDevice, ctx->stream));
+	if (raw > 0)
+		CU(cudaMemcpyAsync(ctx->d_stage_in + data_at, data + offsets[0], raw,
+						   cudaMemcpyHostToDevice, ctx->stream));
+	/* the kernels address data + offsets[i]: shift the base to match */
+	rc = gsst_gpu_encode_device(ctx, table, table_len,
+								(const void *) ((uintptr_t) (ctx->d_stage_in + data_at) - offsets[0]),
+								ctx->d_stage_in, n, ctx->d_stage_out, ctx->stage_out_cap, tile_len);
+	if (rc != GSST_GPU_OK)
+		return rc;
+	CU(cudaMemcpy(tile, ctx->d_stage_out, *tile_len, cudaMemcpyDeviceToHost));
+	return GSST_GPU_OK;
+}
+
+static int
+stage_tile(gsst_gpu *ctx, const uint8_t *tile, size_t tile_len)
+{
+	int			rc;
+
+	if (tile == NULL && tile_len > 0)
+		return set_error(ctx, GSST_GPU_ERR_ARG, "tile is NULL");
+	rc = ensure_buffer(ctx, &ctx->d_stage_in, &ctx->stage_in_cap, tile_len + 16);
+	if (rc != GSST_GPU_OK)
+		return rc;
+	if (tile_len > 0)
+		CU(cudaMemcpyAsync(ctx->d_stage_in, tile, tile_len, cudaMemcpyHostToDevice, ctx->stream));
+	return GSST_GPU_OK;
+}
+
+GG_EXPORT int
+gsst_gpu_decode(gsst_gpu *ctx, const uint8_t *tile, size_t tile_len, uint8_t *out,
+				size_t out_cap, size_t *out_len)
+{
+	int			rc = check_ctx(ctx);
+
+	if (rc != GSST_GPU_OK)
+		return rc;
+	if (out_len == NULL || (out == NULL && out_cap > 0))
+		return set_error(ctx, GSST_GPU_ERR_ARG, "decode: NULL pointer");
+	rc = stage_tile(ctx, tile, tile_len);
+	if (rc == GSST_GPU_OK)
+		rc = ensure_buffer(ctx, &ctx->d_stage_out, &ctx->stage_out_cap, out_cap + 16);
+	if (rc != GSST_GPU_OK)
+		return rc;
+	rc = gsst_gpu_decode_device(ctx, ctx->d_stage_in, tile_len, ctx->d_stage_out, out_cap, out_len);
+	if (rc != GSST_GPU_OK)
+		return rc;
+	if (*out_len > 0)
+		CU(cudaMemcpy(out, ctx->d_stage_out, *out_len, cudaMemcpyDeviceToHost));
+	return GSST_GPU_OK;
+}
+
+GG_EXPORT int
+gsst_gpu_decode_values(gsst_gpu *ctx, const uint8_t *tile, size_t tile_len,
+					   const uint64_t *indices, size_t k, uint8_t *out, size_t out_cap,
+					   uint64_t *out_offsets)
+{
+	size_t		idx_at = gg_align_up(out_cap + 16, 256);
+	size_t		offs_at = idx_at + gg_align_up(k * 8 + 8, 256);
+	int			rc = check_ctx(ctx);
+
+	if (rc != GSST_GPU_OK)
+		return rc;
+	if (indices == NULL || out_offsets == NULL || (out == NULL && out_cap > 0))
+		return set_error(ctx, GSST_GPU_ERR_ARG, "decode_values: NULL pointer");
+	rc = stage_tile(ctx, tile, tile_len);
+	if (rc == GSST_GPU_OK)
+		rc = ensure_buffer(ctx, &ctx->d_stage_out, &ctx->stage_out_cap, offs_at + (k + 1) * 8);
+	if (rc != GSST_GPU_OK)
+		return rc;
+	if (k > 0)
+		CU(cudaMemcpyAsync(ctx->d_stage_out + idx_at, indices, k * 8, cudaMemcpyHostToDevice,
+						   ctx->stream));
+	rc = gsst_gpu_decode_values_device(ctx, ctx->d_stage_in, tile_len, ctx->d_stage_out + idx_at,
+									   k, ctx->d_stage_out, out_cap, ctx->d_stage_out + offs_at);
+	if (rc != GSST_GPU_OK)
+		return rc;
+	CU(cudaMemcpy(out_offsets, ctx->d_stage_out + offs_at, (k + 1) * 8, cudaMemcpyDeviceToHost));
+	if (out_offsets[k] > 0)
+		CU(cudaMemcpy(out, ctx->d_stage_out, out_offsets[k], cudaMemcpyDeviceToHost));
+	return GSST_GPU_OK;
+}
