@@ -146,6 +146,308 @@ gsst_tile_bound(size_t n, size_t raw_bytes, size_t split_bytes)
 
 /* ---- encoding ---- */
 
+/* Where gsst_tile_encode writes, and how far it got. */
+typedef struct tile_writer
+{
+	const gsst_encoder *enc;
+	const uint8_t *data;
+	const uint64_t *offsets;
+	const uint8_t *input_end;
+	uint8_t    *out;
+	uint8_t    *codes;
+	tile_layout l;
+	uint64_t	split_bytes;
+	uint64_t	comp;			/* code bytes written */
+	uint64_t	split;			/* splits written */
+	uint64_t	split_boundary; /* the next piece at or past it starts a split */
+} tile_writer;
+
+/* Start a piece of value i at raw offset raw (and code offset comp). */
+GSST_INLINE void
+start_piece(tile_writer *w, size_t i, uint64_t raw, uint64_t comp)
+{
+	if (GSST_UNLIKELY(raw >= w->split_boundary))
+	{
+		uint8_t    *entry = w->out + w->l.splits_at + w->split * 3 * w->l.width;
+
+		write_entry(entry, 0, w->l.width, i);
+		write_entry(entry, 1, w->l.width, comp);
+		write_entry(entry, 2, w->l.width, raw);
+		w->split++;
+		w->split_boundary = next_split_boundary(raw, w->split_bytes);
+	}
+}
+
+/* Encode value i on its own, segment by segment. */
+static void
+put_value_serial(tile_writer *w, size_t i)
+{
+	const uint8_t *value = w->data + w->offsets[i];
+	uint64_t	raw_start = w->offsets[i] - w->offsets[0];
+	uint64_t	len = w->offsets[i + 1] - w->offsets[i];
+	uint64_t	comp = w->comp;
+	/* codes must be strictly shorter than the value, else it is raw */
+	const uint8_t *olimit = w->codes + comp + (len > 0 ? len - 1 : 0);
+	uint64_t	first_split_of_value = w->split;
+	uint64_t	written = 0;
+	int			stored_raw = (len == 0);
+	uint64_t	piece = 0;
+
+	write_entry(w->out + w->l.comp_at, i, w->l.width, comp);
+	write_entry(w->out + w->l.raw_at, i, w->l.width, raw_start);
+	do
+	{
+		uint64_t	seg_len = len - piece < GSST_SEGMENT_BYTES ?
+			len - piece : GSST_SEGMENT_BYTES;
+
+		start_piece(w, i, raw_start + piece, comp + written);
+		if (!stored_raw)
+		{
+			size_t		n = encode_segment(w->enc, value + piece, seg_len, w->input_end,
+										   w->codes + comp + written, olimit);
+
+			if (n == SIZE_MAX)
+				stored_raw = 1;
+			else
+				written += n;
+		}
+		piece += GSST_SEGMENT_BYTES;
+	} while (piece < len);
+
+	if (stored_raw)
+	{
+		/* splits inside a raw value sit at the same distance in codes */
+		for (uint64_t s = first_split_of_value; s < w->split; s++)
+		{
+			uint8_t    *entry = w->out + w->l.splits_at + s * 3 * w->l.width;
+			uint64_t	raw_at = read_entry(entry, 2, w->l.width);
+
+			write_entry(entry, 1, w->l.width, comp + (raw_at - raw_start));
+		}
+		memcpy(w->codes + comp, value, len);
+		written = len;
+	}
+	w->comp = comp + written;
+}
+
+/*
+ * Short values are encoded in LANES interleaved lanes: the greedy match is
+ * one long dependency chain per step, and independent lanes let the CPU
+ * overlap them.  A batch gives each lane a run of consecutive values of
+ * about LANE_RAW bytes; the lane steps through its run as one stream (a
+ * value end only limits the match and moves to the next value, without a
+ * branch) into a buffer on the stack.  Then the codes (or the raw value,
+ * when the codes are not shorter) go to the tile in value order.  The
+ * bytes are exactly those of put_value_serial.
+ */
+#define LANES				4
+#define LANE_RAW			1024	/* raw bytes per lane and batch, about */
+#define LANE_VALUE_MAX		512		/* longer values go the serial way */
+#define LANE_MAX_VALUES		255
+#define LANE_OUT_BYTES		(2 * (LANE_RAW + LANE_VALUE_MAX) + 32)
+
+typedef struct lane
+{
+	size_t		first;			/* first value */
+	size_t		count;			/* values, empty ones included */
+	size_t		nonempty;
+	const uint8_t *in;			/* start of the first value */
+	size_t		raw;			/* raw bytes */
+	uint16_t	ends[LANE_MAX_VALUES + 1];	/* nonempty value ends, from in */
+	uint16_t	code_ends[LANE_MAX_VALUES + 1];	/* their code ends, from out */
+	uint8_t		out[LANE_OUT_BYTES];
+} lane;
+
+typedef struct lane_state
+{
+	const uint8_t *p;
+	const uint8_t *end;			/* of the lane */
+	const uint8_t *value_end;
+	uint8_t    *o;
+	size_t		value;			/* index into ends */
+} lane_state;
+
+GSST_INLINE uint32_t
+select_u32(int condition, uint32_t if_true, uint32_t if_false)
+{
+	/* a mask, not ?: which compilers make a branch that mispredicts */
+	return if_false ^ ((if_false ^ if_true) & -(uint32_t) condition);
+}
+
+/* One greedy step of a lane; the lane must not be at its end. */
+GSST_INLINE void
+lane_step(const gsst_encoder *enc, lane *ln, lane_state *st)
+{
+	const uint8_t *p = st->p;
+	uint8_t    *o = st->o;
+	uint64_t	word = load_u64(p);
+	uint32_t	rem = (uint32_t) (st->value_end - p);
+	uint32_t	prefix = (uint32_t) word & 0xFFFFFFu;
+	uint32_t	slot0 = (prefix * enc->long_mul[0]) >> 22;
+	uint32_t	slot1 = (prefix * enc->long_mul[1]) >> 22;
+	uint32_t	entry0 = enc->long_entry[slot0];
+	uint32_t	entry1 = enc->long_entry[slot1];
+	int			hit0 = (((word ^ enc->long_slot[slot0][0]) & enc->long_slot[slot0][1]) == 0) &
+		((entry0 >> 8) <= rem);
+	int			hit1 = (((word ^ enc->long_slot[slot1][0]) & enc->long_slot[slot1][1]) == 0) &
+		((entry1 >> 8) <= rem);
+	uint32_t	entry = select_u32(rem >= 2, enc->short_code[word & 0xFFFF],
+								   enc->byte_entry[word & 0xFF]);
+	uint32_t	code;
+
+	entry = select_u32(hit1, entry1, entry);
+	entry = select_u32(hit0, entry0, entry);
+	code = entry & 0xFF;
+	o[0] = (uint8_t) code;
+	o[1] = (uint8_t) word;
+	o += 1 + (code == GSST_ESCAPE);
+	p += entry >> 8;
+	/* the code end of the current value, final once p reaches its end */
+	ln->code_ends[st->value] = (uint16_t) (o - ln->out);
+	st->value += (p == st->value_end);
+	st->value_end = ln->in + ln->ends[st->value];
+	st->p = p;
+	st->o = o;
+}
+
+/* Copy n bytes in 16-byte pieces: may read and write 15 bytes past n. */
+GSST_INLINE void
+copy_with_slack(uint8_t *dst, const uint8_t *src, size_t n)
+{
+	for (size_t i = 0; i < n; i += 16)
+	{
+		uint64_t	a = load_u64(src + i),
+					b = load_u64(src + i + 8);
+
+		store_u64(dst + i, a);
+		store_u64(dst + i + 8, b);
+	}
+}
+
+/*
+ * Encode a batch of short values from value i on.  Returns the value after
+ * the batch, i itself when value i cannot go into a lane (long, or too near
+ * the end of the input for 8-byte loads).
+ */
+static size_t
+put_values_in_lanes(tile_writer *w, size_t i, size_t n)
+{
+	lane		lanes[LANES];
+	lane_state	st[LANES];
+	lane_state	s0,
+				s1,
+				s2,
+				s3;
+	size_t		nlanes = 0;
+	uint64_t	input_bytes = (uint64_t) (w->input_end - w->data);
+
+	/* fill the lanes */
+	for (; nlanes < LANES; nlanes++)
+	{
+		lane	   *ln = &lanes[nlanes];
+
+		ln->first = i;
+		ln->count = ln->nonempty = ln->raw = 0;
+		ln->in = w->data + w->offsets[i < n ? i : n];
+		while (i < n && ln->count < LANE_MAX_VALUES && ln->raw < LANE_RAW)
+		{
+			uint64_t	len = w->offsets[i + 1] - w->offsets[i];
+
+			/* every step loads 8 bytes from before the value end */
+			if (len > LANE_VALUE_MAX || w->offsets[i + 1] + 7 > input_bytes)
+				break;
+			if (len > 0)
+			{
+				ln->raw += len;
+				ln->ends[ln->nonempty++] = (uint16_t) ln->raw;
+			}
+			ln->count++;
+			i++;
+		}
+		if (ln->count == 0)
+			break;
+		ln->ends[ln->nonempty] = (uint16_t) ln->raw;	/* read after the last step */
+		st[nlanes].p = ln->in;
+		st[nlanes].end = ln->in + ln->raw;
+		st[nlanes].value_end = ln->in + ln->ends[0];
+		st[nlanes].o = ln->out;
+		st[nlanes].value = 0;
+	}
+	if (nlanes == 0)
+		return i;
+	for (size_t k = nlanes; k < LANES; k++)
+	{
+		/* an idle lane: already at its end */
+		lanes[k].in = lanes[0].in;
+		st[k] = st[0];
+		st[k].end = st[k].p;
+	}
+
+	/*
+	 * All lanes in step while every one has bytes left, then one by one.
+	 * The states are separate variables so that they live in registers.
+	 */
+	s0 = st[0];
+	s1 = st[1];
+	s2 = st[2];
+	s3 = st[3];
+	while (s0.p < s0.end && s1.p < s1.end && s2.p < s2.end && s3.p < s3.end)
+	{
+		lane_step(w->enc, &lanes[0], &s0);
+		lane_step(w->enc, &lanes[1], &s1);
+		lane_step(w->enc, &lanes[2], &s2);
+		lane_step(w->enc, &lanes[3], &s3);
+	}
+	while (s0.p < s0.end)
+		lane_step(w->enc, &lanes[0], &s0);
+	while (s1.p < s1.end)
+		lane_step(w->enc, &lanes[1], &s1);
+	while (s2.p < s2.end)
+		lane_step(w->enc, &lanes[2], &s2);
+	while (s3.p < s3.end)
+		lane_step(w->enc, &lanes[3], &s3);
+
+	/* move the codes to the tile in value order */
+	for (size_t k = 0; k < nlanes; k++)
+	{
+		const lane *ln = &lanes[k];
+		size_t		nonempty = 0;
+		uint32_t	code_start = 0;
+
+		for (size_t v = ln->first; v < ln->first + ln->count; v++)
+		{
+			uint64_t	raw_start = w->offsets[v] - w->offsets[0];
+			uint64_t	len = w->offsets[v + 1] - w->offsets[v];
+			uint32_t	code_end,
+						code_len;
+
+			write_entry(w->out + w->l.comp_at, v, w->l.width, w->comp);
+			write_entry(w->out + w->l.raw_at, v, w->l.width, raw_start);
+			start_piece(w, v, raw_start, w->comp);
+			if (len == 0)
+				continue;
+			code_end = ln->code_ends[nonempty++];
+			code_len = code_end - code_start;
+			/*
+			 * The slack lands inside the code area of later values or in
+			 * the tile's GSST_ENCODE_SLACK: comp + len <= raw_bytes.
+			 */
+			if (GSST_LIKELY(code_len < len))
+			{
+				copy_with_slack(w->codes + w->comp, ln->out + code_start, code_len);
+				w->comp += code_len;
+			}
+			else
+			{
+				memcpy(w->codes + w->comp, w->data + w->offsets[v], len);
+				w->comp += len;
+			}
+			code_start = code_end;
+		}
+	}
+	return i;
+}
+
 int
 gsst_tile_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *offsets,
 				 size_t n, size_t split_bytes, uint8_t *out, size_t cap,
@@ -154,12 +456,7 @@ gsst_tile_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *o
 	uint64_t	raw_bytes;
 	uint64_t	nsplits;
 	uint32_t	table_bytes;
-	tile_layout l;
-	uint8_t    *codes;
-	const uint8_t *input_end;
-	uint64_t	comp = 0;
-	uint64_t	split = 0;
-	uint64_t	split_boundary = 0;	/* piece 0 starts split 0 */
+	tile_writer w;
 	int			rc;
 
 	if (enc == NULL || offsets == NULL || out == NULL || tile_len == NULL ||
@@ -176,93 +473,53 @@ gsst_tile_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *o
 
 	nsplits = count_splits(offsets, n, split_bytes);
 	table_bytes = (uint32_t) gsst_table_serialized_size(&enc->table);
-	rc = compute_layout(&l, index_width(n, raw_bytes), table_bytes, n, nsplits, raw_bytes);
+	rc = compute_layout(&w.l, index_width(n, raw_bytes), table_bytes, n, nsplits, raw_bytes);
 	if (rc != GSST_OK)
 		return rc;
-	memset(out, 0, l.codes_at);
-	gsst_table_serialize(&enc->table, out + l.table_at, table_bytes);
-	codes = out + l.codes_at;
-	input_end = data + offsets[n];
+	memset(out, 0, w.l.codes_at);
+	gsst_table_serialize(&enc->table, out + w.l.table_at, table_bytes);
+	w.enc = enc;
+	w.data = data;
+	w.offsets = offsets;
+	w.input_end = data + offsets[n];
+	w.out = out;
+	w.codes = out + w.l.codes_at;
+	w.split_bytes = split_bytes;
+	w.comp = 0;
+	w.split = 0;
+	w.split_boundary = 0;		/* piece 0 starts split 0 */
 
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n;)
 	{
-		const uint8_t *value = data + offsets[i];
-		uint64_t	raw_start = offsets[i] - offsets[0];
-		uint64_t	len = offsets[i + 1] - offsets[i];
-		/* codes must be strictly shorter than the value, else it is raw */
-		const uint8_t *olimit = codes + comp + (len > 0 ? len - 1 : 0);
-		uint64_t	first_split_of_value = split;
-		uint64_t	written = 0;
-		int			stored_raw = (len == 0);
-		uint64_t	piece = 0;
+		size_t		next = enc->long_slots_ok ? put_values_in_lanes(&w, i, n) : i;
 
-		write_entry(out + l.comp_at, i, l.width, comp);
-		write_entry(out + l.raw_at, i, l.width, raw_start);
-		do
-		{
-			uint64_t	seg_len = len - piece < GSST_SEGMENT_BYTES ?
-				len - piece : GSST_SEGMENT_BYTES;
-
-			if (GSST_UNLIKELY(raw_start + piece >= split_boundary))
-			{
-				uint8_t    *entry = out + l.splits_at + split * 3 * l.width;
-
-				write_entry(entry, 0, l.width, i);
-				write_entry(entry, 1, l.width, comp + written);
-				write_entry(entry, 2, l.width, raw_start + piece);
-				split++;
-				split_boundary = next_split_boundary(raw_start + piece, split_bytes);
-			}
-			if (!stored_raw)
-			{
-				size_t		w = encode_segment(enc, value + piece, seg_len, input_end,
-											   codes + comp + written, olimit);
-
-				if (w == SIZE_MAX)
-					stored_raw = 1;
-				else
-					written += w;
-			}
-			piece += GSST_SEGMENT_BYTES;
-		} while (piece < len);
-
-		if (stored_raw)
-		{
-			/* splits inside a raw value sit at the same distance in codes */
-			for (uint64_t s = first_split_of_value; s < split; s++)
-			{
-				uint8_t    *entry = out + l.splits_at + s * 3 * l.width;
-				uint64_t	raw_at = read_entry(entry, 2, l.width);
-
-				write_entry(entry, 1, l.width, comp + (raw_at - raw_start));
-			}
-			memcpy(codes + comp, value, len);
-			written = len;
-		}
-		comp += written;
+		if (next == i)
+			put_value_serial(&w, i++);
+		else
+			i = next;
 	}
-	write_entry(out + l.comp_at, n, l.width, comp);
-	write_entry(out + l.raw_at, n, l.width, raw_bytes);
+	write_entry(out + w.l.comp_at, n, w.l.width, w.comp);
+	write_entry(out + w.l.raw_at, n, w.l.width, raw_bytes);
 	{
-		uint8_t    *sentinel = out + l.splits_at + nsplits * 3 * l.width;
+		uint8_t    *sentinel = out + w.l.splits_at + nsplits * 3 * w.l.width;
 
-		write_entry(sentinel, 0, l.width, n);
-		write_entry(sentinel, 1, l.width, comp);
-		write_entry(sentinel, 2, l.width, raw_bytes);
+		write_entry(sentinel, 0, w.l.width, n);
+		write_entry(sentinel, 1, w.l.width, w.comp);
+		write_entry(sentinel, 2, w.l.width, raw_bytes);
 	}
 
 	/* header last: the code size is known now */
 	store_u32(out + 0, GSST_TILE_MAGIC);
 	out[4] = GSST_TILE_VERSION;
-	out[5] = (uint8_t) l.width;
+	out[5] = (uint8_t) w.l.width;
 	out[6] = out[7] = 0;
 	store_u32(out + 8, GSST_SEGMENT_BYTES);
 	store_u32(out + 12, table_bytes);
 	store_u64(out + 16, n);
 	store_u64(out + 24, nsplits);
 	store_u64(out + 32, raw_bytes);
-	store_u64(out + 40, comp);
-	*tile_len = l.codes_at + comp;
+	store_u64(out + 40, w.comp);
+	*tile_len = w.l.codes_at + w.comp;
 	return GSST_OK;
 }
 
