@@ -28,6 +28,11 @@ FROM casts_t;
 SELECT md5(c) = md5(c::text) AS md5_equal FROM casts_t WHERE id = 123;
 SELECT to_tsvector('simple', c) FROM casts_t WHERE id = 7;
 
+-- output inside arrays and records (their output functions pfree ours)
+SELECT array_agg(c ORDER BY id) FROM casts_t WHERE id IN (250, 251);
+SELECT (c, id) AS rec FROM casts_t WHERE id = 252;
+SELECT ARRAY['a', 'b']::gsst[] AS arr, pg_typeof(ARRAY['a']::gsst[]);
+
 -- every value decodes to exactly what was written
 SELECT count(*) AS mismatches FROM casts_t
 WHERE c::text <> 'row ' || id || ': the quick brown fox jumps over the lazy dog';

@@ -43,6 +43,7 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/snapmgr.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
@@ -473,14 +474,31 @@ gsst_can_write_dictionaries(void)
 		!IsInParallelMode() && gsst_catalog(true) != NULL;
 }
 
+/*
+ * Is id taken?  Looks with a dirty snapshot, so that rows inserted by the
+ * current command (a COPY restoring gsst.dictionaries) and by transactions
+ * still in progress count too.
+ */
 static bool
-dictionary_exists(const GsstCatalog *cat, uint32 id)
+dictionary_id_taken(const GsstCatalog *cat, uint32 id)
 {
-	int32		family;
-	gsst_table	table;
-	DictEntry  *e = dict_hash ? hash_search(dict_hash, &id, HASH_FIND, NULL) : NULL;
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData key;
+	SnapshotData dirty;
+	bool		taken;
 
-	return e != NULL || read_dictionary(cat, id, &family, &table);
+	if (dict_hash && hash_search(dict_hash, &id, HASH_FIND, NULL))
+		return true;
+	InitDirtySnapshot(dirty);
+	rel = table_open(cat->dictionaries, AccessShareLock);
+	ScanKeyInit(&key, Anum_dict_id, BTEqualStrategyNumber, F_INT4EQ,
+				Int32GetDatum((int32) id));
+	scan = systable_beginscan(rel, cat->dictionaries_pkey, true, &dirty, 1, &key);
+	taken = HeapTupleIsValid(systable_getnext(scan));
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return taken;
 }
 
 /*
@@ -498,7 +516,7 @@ allocate_dictionary_id(const GsstCatalog *cat)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 					 errmsg("gsst dictionary ids are exhausted")));
-		if (!dictionary_exists(cat, (uint32) next))
+		if (!dictionary_id_taken(cat, (uint32) next))
 			return (uint32) next;
 	}
 }
@@ -874,7 +892,7 @@ gsst_dictionaries_before_insert(PG_FUNCTION_ARGS)
 	id = (uint32) DatumGetInt32(id_datum);
 	load_dictionary_tuple(tup, desc, id, &family, &table);
 
-	if (dictionary_exists(cat, id))
+	if (dictionary_id_taken(cat, id))
 	{
 		int			attnum = Anum_dict_id;
 		Datum		new_id;

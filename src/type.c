@@ -72,8 +72,9 @@ gsst_out(PG_FUNCTION_ARGS)
 
 	if (buf.data)
 	{
-		/* decoded in place; the buffer has room for the terminator */
-		result = (char *) bytes;
+		/* callers pfree the result: it must start its chunk */
+		result = buf.data;
+		memmove(result, bytes, len);
 		result[len] = '\0';
 	}
 	else

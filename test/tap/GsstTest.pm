@@ -1,0 +1,74 @@
+# Helpers shared by the gsst TAP tests.
+package GsstTest;
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use Exporter 'import';
+
+our @EXPORT = qw(gsst_node gsst_rows gsst_copy_text md5_of_rows);
+
+# A UTF-8 cluster with gsst preloaded (unless preload => 0).
+sub gsst_node
+{
+	my ($name, %params) = @_;
+	my $preload = exists $params{preload} ? delete $params{preload} : 1;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init(extra => [ '--encoding=UTF8', '--no-locale' ], %params);
+	$node->append_conf('postgresql.conf', "shared_preload_libraries = 'gsst'")
+	  if $preload;
+	$node->append_conf('postgresql.conf', "log_statement = none");
+	return $node;
+}
+
+# Deterministic values that look like e-mail addresses, URLs and comments,
+# with some multi-byte text: row $i of a data set.
+sub gsst_rows
+{
+	my ($first, $count) = @_;
+	my @words = qw(alpha bravo charlie delta echo foxtrot golf hotel india
+	  juliet kilo lima mike november oscar papa quebec romeo sierra tango);
+	my @domains = qw(example.com mail.org web.de posteo.net gmx.at);
+	my @rows;
+	for my $i ($first .. $first + $count - 1)
+	{
+		my $w1 = $words[ ($i * 7) % @words ];
+		my $w2 = $words[ ($i * 13 + 3) % @words ];
+		my $d  = $domains[ $i % @domains ];
+		my $v;
+		if ($i % 3 == 0)
+		{
+			$v = "$w1.$w2$i\@$d";
+		}
+		elsif ($i % 3 == 1)
+		{
+			$v = "https://www.$d/$w1/$w2?id=$i&lang=de";
+		}
+		else
+		{
+			$v = "the $w1 and the $w2 met at café nº $i — größer als $w1";
+		}
+		push @rows, [ $i, $v ];
+	}
+	return \@rows;
+}
+
+# COPY text format for rows [id, value].
+sub gsst_copy_text
+{
+	my ($rows) = @_;
+	return join('', map { "$_->[0]\t$_->[1]\n" } @$rows);
+}
+
+# What md5(string_agg(c, E'\n' ORDER BY id)) returns for these rows.
+sub md5_of_rows
+{
+	my ($rows) = @_;
+	require Digest::MD5;
+	my $s = join("\n", map { $_->[1] } sort { $a->[0] <=> $b->[0] } @$rows);
+	utf8::encode($s) if utf8::is_utf8($s);
+	return Digest::MD5::md5_hex($s);
+}
+
+1;
