@@ -75,10 +75,7 @@ take_sample(train_work *w, const uint8_t *const *values, const size_t *lens, siz
 		total += lens[i];
 	*total_bytes = total;
 
-	size_t target = SAMPLE_BYTES;
-	{ const char *e = getenv("GSST_SAMPLE_DIV"); uint64_t div = e ? (uint64_t) atoi(e) : 0; uint64_t mn = getenv("GSST_SAMPLE_MIN") ? (uint64_t) atoi(getenv("GSST_SAMPLE_MIN")) : 8192;
-	  if (div) { uint64_t t = total / div; if (t < mn) t = mn; if (t < target) target = (size_t) t; } }
-	if (total <= target)
+	if (total <= SAMPLE_BYTES)
 	{
 		for (size_t i = 0; i < n; i++)
 		{
@@ -92,7 +89,7 @@ take_sample(train_work *w, const uint8_t *const *values, const size_t *lens, siz
 	else
 	{
 		/* bounded tries: a mostly-empty input must not loop for ever */
-		for (uint64_t tries = 0; used < target && tries < 64 * (uint64_t) SAMPLE_BYTES; tries++)
+		for (uint64_t tries = 0; used < SAMPLE_BYTES && tries < 64 * (uint64_t) SAMPLE_BYTES; tries++)
 		{
 			size_t		i = (size_t) (next_random(&rng) % n);
 			size_t		len = lens[i];
@@ -105,8 +102,8 @@ take_sample(train_work *w, const uint8_t *const *values, const size_t *lens, siz
 				start = (size_t) (next_random(&rng) % (len - SAMPLE_PIECE_MAX + 1));
 				len = SAMPLE_PIECE_MAX;
 			}
-			if (len > target - used)
-				len = target - used;
+			if (len > SAMPLE_BYTES - used)
+				len = SAMPLE_BYTES - used;
 			memcpy(w->sample + used, values[i] + start, len);
 			used += len;
 			w->piece_len[npieces++] = (uint32_t) len;
