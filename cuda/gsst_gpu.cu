@@ -88,7 +88,7 @@ load_shared(void *dst, const void *src, size_t bytes)
 __global__ void __launch_bounds__(ENCODE_THREADS)
 k_encode(gg_encode_args a)
 {
-	__shared__ gg_encoder enc;
+	__shared__ __align__(16) gg_encoder enc;
 	uint64_t	u = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
 
 	load_shared(&enc, a.enc_global, sizeof(gg_encoder));
@@ -145,7 +145,7 @@ k_prefix(gg_encode_args a, uint64_t count)
 __global__ void __launch_bounds__(DECODE_SPLIT_THREADS)
 k_decode_split(gg_decode_args a, const gg_decoder *dec_global)
 {
-	__shared__ gg_decoder dec;
+	__shared__ __align__(16) gg_decoder dec;
 	uint64_t	s = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
 
 	load_shared(&dec, dec_global, sizeof(gg_decoder));
@@ -157,7 +157,7 @@ k_decode_split(gg_decode_args a, const gg_decoder *dec_global)
 __global__ void __launch_bounds__(DECODE_VALUE_THREADS)
 k_decode_value(gg_decode_args a, const gg_decoder *dec_global, uint64_t count)
 {
-	__shared__ gg_decoder dec;
+	__shared__ __align__(16) gg_decoder dec;
 	uint64_t	t = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
 
 	load_shared(&dec, dec_global, sizeof(gg_decoder));

@@ -1,0 +1,794 @@
+/*
+ * gpu_bench.cu - bit-exactness checks and throughput of gsst_gpu.
+ *
+ *   gpu_bench check DIR [MB]       every file of DIR repeated to >= MB (8),
+ *                                  plus random, empty, single, long values:
+ *                                  GPU tile == CPU gsst_tile_encode bytes,
+ *                                  GPU decodes == original; exit 1 on failure
+ *   gpu_bench bench FILE BYTES [options]
+ *        --cpu-check               compare with gsst_tile_encode at full size
+ *        --split N --unit N        encoder configuration
+ *        --sample N                training sample bytes
+ *        --runs N                  timed runs (default 10, median reported)
+ *        --variants                also time other split/unit sizes
+ *        --tsv PATH                append the result row (header if new)
+ *
+ * Throughput is uncompressed bytes / second (1e9), data already in device
+ * memory, median of the runs after two warm-ups, CUDA events recorded by
+ * the library around each call (gsst_gpu_last_stats).
+ */
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <string>
+#include <vector>
+
+#include "gsst_codec.h"
+#include "gsst_gpu.h"
+#include "gsst_gpu_layout.h"
+#include "batch.h"
+
+#define TSV_HEADER "device\tfile\tinput_bytes\tratio\tencode_GBps\tencode_kernel_GBps\tdecode_GBps\tdecode_values_GBps\tpeak_extra_device_bytes\tbitexact\n"
+
+#define CK(call) \
+	do { \
+		cudaError_t e_ = (call); \
+		if (e_ != cudaSuccess) \
+		{ \
+			fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, \
+					__LINE__, #call); \
+			exit(2); \
+		} \
+	} while (0)
+
+static int	failures;
+
+static void
+fail(const char *name, const char *fmt, ...)
+{
+	va_list		ap;
+
+	failures++;
+	printf("FAIL %s: ", name);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+struct dev_batch
+{
+	uint8_t    *d_data = nullptr;
+	uint64_t   *d_off = nullptr;
+	uint64_t	n = 0;
+	uint64_t	raw = 0;
+};
+
+static dev_batch
+upload(const batch *b)
+{
+	dev_batch	d;
+	uint64_t	end = b->n ? b->off[b->n] : 0;
+
+	d.n = b->n;
+	d.raw = b->n ? b->off[b->n] - b->off[0] : 0;
+	CK(cudaMalloc(&d.d_data, end + 16));
+	CK(cudaMalloc(&d.d_off, (b->n + 1) * 8));
+	if (end)
+		CK(cudaMemcpy(d.d_data, b->data, end, cudaMemcpyHostToDevice));
+	if (b->n)
+		CK(cudaMemcpy(d.d_off, b->off, (b->n + 1) * 8, cudaMemcpyHostToDevice));
+	else
+	{
+		uint64_t	zero = 0;
+
+		CK(cudaMemcpy(d.d_off, &zero, 8, cudaMemcpyHostToDevice));
+	}
+	return d;
+}
+
+static void
+release(dev_batch *d)
+{
+	cudaFree(d->d_data);
+	cudaFree(d->d_off);
+}
+
+static const char *
+region_of(const gg_layout *l, uint64_t at)
+{
+	if (at < GSST_TILE_HEADER_BYTES)
+		return "header";
+	if (at < l->comp_at)
+		return "table";
+	if (at < l->raw_at)
+		return "comp offsets";
+	if (at < l->splits_at)
+		return "raw offsets";
+	if (at < l->codes_at)
+		return "splits";
+	return "codes";
+}
+
+/* compare two tiles, print where they first differ and in which value */
+static bool
+compare_tiles(const char *name, const uint8_t *cpu, size_t cpu_len, const uint8_t *gpu,
+			  size_t gpu_len)
+{
+	size_t		m = std::min(cpu_len, gpu_len);
+	size_t		i = 0;
+	gsst_tile	t;
+	gg_layout	l;
+	uint64_t	r,
+				c;
+
+	while (i < m && cpu[i] == gpu[i])
+		i++;
+	if (i == m && cpu_len == gpu_len)
+		return true;
+	if (gg_parse_header(cpu, cpu_len, cpu_len, &l, &r, &c) != GSST_OK)
+	{
+		fail(name, "tiles differ at %zu (cpu tile header unreadable)", i);
+		return false;
+	}
+	if (i >= l.codes_at && gsst_tile_open(&t, cpu, cpu_len) == GSST_OK)
+	{
+		uint64_t	at = i - l.codes_at,
+					lo = 0,
+					hi = t.nvalues;
+
+		while (lo + 1 < hi)		/* last value with comp <= at */
+		{
+			uint64_t	mid = (lo + hi) / 2;
+
+			if (gsst_tile_comp_offset(&t, mid) <= at)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		fail(name, "tiles differ: len cpu %zu gpu %zu, first at byte %zu (codes +%llu, value %llu "
+			 "of %llu bytes, codes %llu..%llu): cpu %02x gpu %02x",
+			 cpu_len, gpu_len, i, (unsigned long long) at, (unsigned long long) lo,
+			 (unsigned long long) (gsst_tile_raw_offset(&t, lo + 1) - gsst_tile_raw_offset(&t, lo)),
+			 (unsigned long long) gsst_tile_comp_offset(&t, lo),
+			 (unsigned long long) gsst_tile_comp_offset(&t, lo + 1), cpu[i], i < gpu_len ? gpu[i] : 0);
+	}
+	else if (i >= l.comp_at && i < l.splits_at)
+		fail(name, "tiles differ: len cpu %zu gpu %zu, first at byte %zu (%s entry %llu): cpu %02x gpu %02x",
+			 cpu_len, gpu_len, i, region_of(&l, i),
+			 (unsigned long long) ((i - (i < l.raw_at ? l.comp_at : l.raw_at)) / l.width),
+			 cpu[i], i < gpu_len ? gpu[i] : 0);
+	else if (i >= l.splits_at && i < l.splits_end)
+		fail(name, "tiles differ: len cpu %zu gpu %zu, first at byte %zu (split %llu field %llu): cpu %02x gpu %02x",
+			 cpu_len, gpu_len, i, (unsigned long long) ((i - l.splits_at) / (3 * l.width)),
+			 (unsigned long long) ((i - l.splits_at) / l.width % 3), cpu[i], i < gpu_len ? gpu[i] : 0);
+	else
+		fail(name, "tiles differ: len cpu %zu gpu %zu, first at byte %zu (%s): cpu %02x gpu %02x",
+			 cpu_len, gpu_len, i, region_of(&l, i), cpu[i], i < gpu_len ? gpu[i] : 0);
+	return false;
+}
+
+static bool
+compare_bytes(const char *name, const char *what, const uint8_t *want, const uint8_t *got,
+			  size_t len, const batch *b)
+{
+	size_t		i = 0;
+
+	if (memcmp(want, got, len) == 0)
+		return true;
+	while (want[i] == got[i])
+		i++;
+	{
+		uint64_t	lo = 0,
+					hi = b->n;
+
+		while (lo + 1 < hi)
+		{
+			uint64_t	mid = (lo + hi) / 2;
+
+			if (b->off[mid] - b->off[0] <= i)
+				lo = mid;
+			else
+				hi = mid;
+		}
+		fail(name, "%s differs at byte %zu (value %llu, byte %llu of %llu): want %02x got %02x",
+			 what, i, (unsigned long long) lo, (unsigned long long) (i - (b->off[lo] - b->off[0])),
+			 (unsigned long long) (b->off[lo + 1] - b->off[lo]), want[i], got[i]);
+	}
+	return false;
+}
+
+/* CPU tile with the table of a GPU tile */
+static std::vector<uint8_t>
+cpu_tile_like(const uint8_t *gpu_tile, const batch *b, uint32_t split, bool *ok)
+{
+	std::vector<uint8_t> out;
+	gsst_table	table;
+	size_t		consumed;
+	uint32_t	tb = gg_get_u32(gpu_tile + 12);
+	gsst_encoder *enc = (gsst_encoder *) malloc(sizeof(gsst_encoder));
+	uint64_t	zero = 0;
+	const uint64_t *off = b->n ? b->off : &zero;
+	size_t		len = 0;
+	int			rc = gsst_table_load(&table, gpu_tile + GSST_TILE_HEADER_BYTES, tb, &consumed);
+
+	*ok = false;
+	if (rc == GSST_OK)
+	{
+		gsst_encoder_init(enc, &table);
+		out.resize(gsst_tile_bound(b->n, b->n ? b->off[b->n] - b->off[0] : 0, split));
+		rc = gsst_tile_encode(enc, b->data, off, b->n, split, out.data(), out.size(), &len);
+		out.resize(len);
+		*ok = rc == GSST_OK;
+	}
+	if (rc != GSST_OK)
+		fail("cpu", "reference encode: %s", gsst_strerror(rc));
+	free(enc);
+	return out;
+}
+
+static gsst_gpu *
+make_ctx(uint32_t split, uint32_t unit, uint32_t sample)
+{
+	gsst_gpu_config cfg;
+	gsst_gpu   *ctx = nullptr;
+	int			rc;
+
+	gsst_gpu_config_default(&cfg);
+	cfg.split_bytes = split;
+	cfg.unit_bytes = unit;
+	cfg.sample_bytes = sample;
+	rc = gsst_gpu_init(&cfg, &ctx);
+	if (rc != GSST_GPU_OK)
+	{
+		fprintf(stderr, "gsst_gpu_init: %s: %s\n", gsst_gpu_strerror(rc), gsst_gpu_init_error());
+		exit(2);
+	}
+	return ctx;
+}
+
+/* ---- check mode ---- */
+
+static void
+check_batch(gsst_gpu *ctx, uint32_t split, const char *name, const batch *b)
+{
+	dev_batch	d = upload(b);
+	size_t		cap = gsst_gpu_tile_bound(b->n, d.raw, split);
+	uint8_t    *d_tile,
+			   *d_out;
+	size_t		tile_len = 0,
+				out_len = 0;
+	std::vector<uint8_t> tile(cap), out(d.raw + 16);
+	bool		ok;
+	int			rc;
+	int			before = failures;
+
+	CK(cudaMalloc(&d_tile, cap));
+	CK(cudaMalloc(&d_out, d.raw + 16));
+	CK(cudaMemset(d_tile, 0xEE, cap));
+	rc = gsst_gpu_encode_device(ctx, NULL, 0, d.d_data, d.d_off, b->n, d_tile, cap, &tile_len);
+	if (rc != GSST_GPU_OK)
+	{
+		fail(name, "encode: %s: %s", gsst_gpu_strerror(rc), gsst_gpu_last_error(ctx));
+		goto done;
+	}
+	CK(cudaMemcpy(tile.data(), d_tile, tile_len, cudaMemcpyDeviceToHost));
+	{
+		std::vector<uint8_t> cpu = cpu_tile_like(tile.data(), b, split, &ok);
+
+		if (ok)
+			compare_tiles(name, cpu.data(), cpu.size(), tile.data(), tile_len);
+	}
+	{
+		gsst_tile	t;
+
+		rc = gsst_tile_open(&t, tile.data(), tile_len);
+		if (rc != GSST_OK)
+			fail(name, "gsst_tile_open(gpu tile): %s", gsst_strerror(rc));
+	}
+	/* the given-table path yields the same tile */
+	{
+		uint32_t	tb = gg_get_u32(tile.data() + 12);
+		size_t		len2 = 0;
+		std::vector<uint8_t> tile2(cap);
+
+		rc = gsst_gpu_encode_device(ctx, tile.data() + GSST_TILE_HEADER_BYTES, tb, d.d_data,
+									d.d_off, b->n, d_tile, cap, &len2);
+		if (rc != GSST_GPU_OK)
+			fail(name, "encode with table: %s: %s", gsst_gpu_strerror(rc), gsst_gpu_last_error(ctx));
+		else
+		{
+			CK(cudaMemcpy(tile2.data(), d_tile, len2, cudaMemcpyDeviceToHost));
+			if (len2 != tile_len || memcmp(tile2.data(), tile.data(), tile_len) != 0)
+				fail(name, "encode with the table gives another tile");
+		}
+	}
+	/* decode: splits, then values one by one, each into a poisoned buffer */
+	for (int mode = 0; mode < 2; mode++)
+	{
+		CK(cudaMemset(d_out, 0xAB, d.raw + 16));
+		rc = mode == 0 ? gsst_gpu_decode_device(ctx, d_tile, tile_len, d_out, d.raw, &out_len)
+			: gsst_gpu_decode_values_device(ctx, d_tile, tile_len, NULL, 0, d_out, d.raw, NULL);
+		if (rc != GSST_GPU_OK)
+		{
+			fail(name, "%s: %s: %s", mode ? "decode_values" : "decode", gsst_gpu_strerror(rc),
+				 gsst_gpu_last_error(ctx));
+			continue;
+		}
+		CK(cudaMemcpy(out.data(), d_out, d.raw + 16, cudaMemcpyDeviceToHost));
+		if (d.raw)
+			compare_bytes(name, mode ? "decode_values" : "decode", b->data + b->off[0], out.data(),
+						  d.raw, b);
+		for (int k = 0; k < 16; k++)
+			if (out[d.raw + k] != 0xAB)
+			{
+				fail(name, "%s wrote past the output end", mode ? "decode_values" : "decode");
+				break;
+			}
+	}
+	/* selected values, with repeats, against the codec's decode_one */
+	if (b->n > 0)
+	{
+		size_t		k = 1000;
+		std::vector<uint64_t> idx(k), offs(k + 1);
+		uint64_t   *d_idx,
+				   *d_offs;
+		gsst_tile	t;
+
+		for (size_t j = 0; j < k; j++)
+			idx[j] = rnd() % b->n;
+		CK(cudaMalloc(&d_idx, k * 8));
+		CK(cudaMalloc(&d_offs, (k + 1) * 8));
+		CK(cudaMemcpy(d_idx, idx.data(), k * 8, cudaMemcpyHostToDevice));
+		rc = gsst_gpu_decode_values_device(ctx, d_tile, tile_len, d_idx, k, d_out, d.raw + 16, d_offs);
+		if (rc == GSST_GPU_ERR_SPACE)
+			rc = GSST_GPU_OK;	/* repeats can overflow a small output: fine */
+		else if (rc != GSST_GPU_OK)
+			fail(name, "selected values: %s: %s", gsst_gpu_strerror(rc), gsst_gpu_last_error(ctx));
+		else if (gsst_tile_open(&t, tile.data(), tile_len) == GSST_OK)
+		{
+			std::vector<uint8_t> one(5u << 20);
+
+			CK(cudaMemcpy(offs.data(), d_offs, (k + 1) * 8, cudaMemcpyDeviceToHost));
+			CK(cudaMemcpy(out.data(), d_out, std::min<uint64_t>(offs[k], d.raw + 16), cudaMemcpyDeviceToHost));
+			for (size_t j = 0; j < k; j++)
+			{
+				int64_t		n1 = gsst_tile_decode_one(&t, idx[j], one.data(), one.size());
+
+				if (n1 < 0 || (uint64_t) n1 != offs[j + 1] - offs[j] ||
+					memcmp(one.data(), out.data() + offs[j], n1) != 0)
+				{
+					fail(name, "selected value %llu (#%zu) differs", (unsigned long long) idx[j], j);
+					break;
+				}
+			}
+		}
+		cudaFree(d_idx);
+		cudaFree(d_offs);
+	}
+	/* hostile tiles: flipped bytes must give OK or CORRUPT, never a CUDA error */
+	if (tile_len > 200)
+	{
+		std::vector<uint8_t> bad(tile_len);
+
+		for (int trial = 0; trial < 20; trial++)
+		{
+			memcpy(bad.data(), tile.data(), tile_len);
+			for (int f = 0; f < 3; f++)
+				bad[rnd() % tile_len] ^= (uint8_t) (1 + rnd() % 255);
+			CK(cudaMemcpy(d_tile, bad.data(), tile_len, cudaMemcpyHostToDevice));
+			for (int mode = 0; mode < 2; mode++)
+			{
+				rc = mode == 0 ? gsst_gpu_decode_device(ctx, d_tile, tile_len, d_out, d.raw + 16, &out_len)
+					: gsst_gpu_decode_values_device(ctx, d_tile, tile_len, NULL, 0, d_out, d.raw + 16, NULL);
+				if (rc != GSST_GPU_OK && rc != GSST_GPU_ERR_CORRUPT && rc != GSST_GPU_ERR_SPACE)
+				{
+					fail(name, "hostile tile: %s: %s", gsst_gpu_strerror(rc), gsst_gpu_last_error(ctx));
+					trial = 1000;
+					break;
+				}
+			}
+		}
+		rc = gsst_gpu_decode_device(ctx, d_tile, tile_len - 1, d_out, d.raw + 16, &out_len);
+		if (rc != GSST_GPU_ERR_CORRUPT)
+			fail(name, "truncated tile accepted: %s", gsst_gpu_strerror(rc));
+	}
+done:
+	printf("%-14s values %-9llu bytes %-11llu tile %-11zu %s\n", name, (unsigned long long) b->n,
+		   (unsigned long long) d.raw, tile_len, failures == before ? "ok" : "FAILED");
+	fflush(stdout);
+	cudaFree(d_tile);
+	cudaFree(d_out);
+	release(&d);
+}
+
+/* the host-memory API round trip */
+static void
+check_host_api(gsst_gpu *ctx, uint32_t split, const batch *b)
+{
+	uint64_t	raw = b->off[b->n] - b->off[0];
+	std::vector<uint8_t> tile(gsst_gpu_tile_bound(b->n, raw, split)), out(raw + 1);
+	size_t		tile_len = 0,
+				out_len = 0;
+	int			rc = gsst_gpu_encode(ctx, NULL, 0, b->data, b->off, b->n, tile.data(), tile.size(),
+									 &tile_len);
+	bool		ok;
+
+	if (rc != GSST_GPU_OK)
+	{
+		fail("host-api", "encode: %s: %s", gsst_gpu_strerror(rc), gsst_gpu_last_error(ctx));
+		return;
+	}
+	{
+		std::vector<uint8_t> cpu = cpu_tile_like(tile.data(), b, split, &ok);
+
+		if (ok)
+			compare_tiles("host-api", cpu.data(), cpu.size(), tile.data(), tile_len);
+	}
+	rc = gsst_gpu_decode(ctx, tile.data(), tile_len, out.data(), out.size(), &out_len);
+	if (rc != GSST_GPU_OK || out_len != raw)
+		fail("host-api", "decode: %s: %s", gsst_gpu_strerror(rc), gsst_gpu_last_error(ctx));
+	else
+		compare_bytes("host-api", "decode", b->data + b->off[0], out.data(), raw, b);
+	{
+		uint64_t	idx[3] = {b->n - 1, 0, b->n / 2};
+		uint64_t	offs[4];
+
+		rc = gsst_gpu_decode_values(ctx, tile.data(), tile_len, idx, 3, out.data(), out.size(), offs);
+		if (rc != GSST_GPU_OK)
+			fail("host-api", "decode_values: %s: %s", gsst_gpu_strerror(rc), gsst_gpu_last_error(ctx));
+		else
+			for (int j = 0; j < 3; j++)
+				if (offs[j + 1] - offs[j] != b->off[idx[j] + 1] - b->off[idx[j]] ||
+					memcmp(out.data() + offs[j], b->data + b->off[idx[j]], offs[j + 1] - offs[j]) != 0)
+					fail("host-api", "decode_values: value %llu differs", (unsigned long long) idx[j]);
+	}
+	/* errors come back as codes */
+	rc = gsst_gpu_encode(ctx, NULL, 0, b->data, b->off, b->n, tile.data(), 100, &tile_len);
+	if (rc != GSST_GPU_ERR_SPACE)
+		fail("host-api", "small tile buffer: %s", gsst_gpu_strerror(rc));
+	rc = gsst_gpu_decode(ctx, tile.data(), 10, out.data(), out.size(), &out_len);
+	if (rc != GSST_GPU_ERR_CORRUPT)
+		fail("host-api", "10-byte tile: %s", gsst_gpu_strerror(rc));
+	printf("%-14s %s\n", "host-api", failures ? "(see failures)" : "ok");
+}
+
+static int
+run_checks(const char *dir, uint64_t mb)
+{
+	static const uint32_t configs[][2] = {{32768, 8192}, {8192, 4096}, {65536, 16384}};
+	std::vector<std::string> files;
+
+	{
+		FILE	   *ls;
+		char		line[4096];
+		std::string cmd = std::string("ls ") + dir;
+
+		ls = popen(cmd.c_str(), "r");
+		while (ls && fgets(line, sizeof(line), ls))
+		{
+			line[strcspn(line, "\n")] = 0;
+			if (strchr(line, '.') == NULL && strcmp(line, "SHA256SUMS") != 0)
+				files.push_back(line);
+		}
+		if (ls)
+			pclose(ls);
+	}
+	for (size_t ci = 0; ci < sizeof(configs) / sizeof(configs[0]); ci++)
+	{
+		gsst_gpu   *ctx = make_ctx(configs[ci][0], configs[ci][1], 0);
+
+		printf("== split %u unit %u\n", configs[ci][0], configs[ci][1]);
+		for (const std::string &f : files)
+		{
+			batch		b = {};
+			std::string path = std::string(dir) + "/" + f;
+
+			load_file(&b, path.c_str(), mb << 20, 0);
+			check_batch(ctx, configs[ci][0], f.c_str(), &b);
+			if (ci == 0 && f == files[0])
+				check_host_api(ctx, configs[ci][0], &b);
+			batch_free(&b);
+		}
+		{
+			batch		b = {};
+
+			make_random(&b, 50000);
+			check_batch(ctx, configs[ci][0], "random-binary", &b);
+			batch_free(&b);
+		}
+		{
+			batch		b = {};
+			static const char *vals[] = {"", "", "a", "", "ab", "abc", "", "hello world", ""};
+
+			for (int rep = 0; rep < 200000; rep++)
+				batch_add(&b, (const uint8_t *) vals[rep % 9], strlen(vals[rep % 9]));
+			check_batch(ctx, configs[ci][0], "empty-mix", &b);
+			batch_free(&b);
+			for (int rep = 0; rep < 5000; rep++)
+				batch_add(&b, (const uint8_t *) "", 0);
+			check_batch(ctx, configs[ci][0], "all-empty", &b);
+			batch_free(&b);
+			check_batch(ctx, configs[ci][0], "no-values", &b);
+			batch_add(&b, (const uint8_t *) "x", 1);
+			check_batch(ctx, configs[ci][0], "one-value", &b);
+			batch_free(&b);
+		}
+		{
+			batch		b = {};
+
+			make_long(&b);
+			check_batch(ctx, configs[ci][0], "long-values", &b);
+			batch_free(&b);
+		}
+		gsst_gpu_shutdown(ctx);
+	}
+	printf("checks: %s (%d failures)\n", failures ? "FAILED" : "all passed", failures);
+	return failures ? 1 : 0;
+}
+
+/* ---- bench mode ---- */
+
+static double
+median(std::vector<double> v)
+{
+	std::sort(v.begin(), v.end());
+	return v.empty() ? 0 : (v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2);
+}
+
+struct bench_result
+{
+	double		ratio = 0,
+				enc = 0,
+				enc_kernel = 0,
+				dec = 0,
+				dec_values = 0,
+				dec_kernel = 0,
+				dec_values_kernel = 0,
+				train_ms = 0;
+	uint64_t	extra = 0;
+	size_t		tile_len = 0;
+	std::string bitexact = "no";
+};
+
+static bench_result
+bench_config(const char *name, const batch *b, const dev_batch *d, uint32_t split, uint32_t unit,
+			 uint32_t sample, int runs, bool cpu_check, std::vector<uint8_t> *ref_tile)
+{
+	gsst_gpu   *ctx = make_ctx(split, unit, sample);
+	size_t		cap = gsst_gpu_tile_bound(b->n, d->raw, split);
+	uint8_t    *d_tile,
+			   *d_out;
+	size_t		out_len;
+	bench_result r;
+	gsst_gpu_stats st;
+	std::vector<double> enc, enc_k, dec, dec_k, val, val_k, train;
+	std::vector<uint8_t> tile;
+	int			rc;
+	double		gb = d->raw / 1e9;
+	bool		ok = true;
+
+	CK(cudaMalloc(&d_tile, cap));
+	CK(cudaMalloc(&d_out, d->raw + 16));
+	/* correctness first */
+	rc = gsst_gpu_encode_device(ctx, NULL, 0, d->d_data, d->d_off, b->n, d_tile, cap, &r.tile_len);
+	if (rc != GSST_GPU_OK)
+	{
+		fail(name, "encode: %s: %s", gsst_gpu_strerror(rc), gsst_gpu_last_error(ctx));
+		exit(1);
+	}
+	tile.resize(r.tile_len);
+	CK(cudaMemcpy(tile.data(), d_tile, r.tile_len, cudaMemcpyDeviceToHost));
+	{
+		gg_layout	l;
+		uint64_t	raw,
+					code;
+		gsst_tile	t;
+
+		gg_parse_header(tile.data(), r.tile_len, r.tile_len, &l, &raw, &code);
+		r.ratio = (double) raw / (double) (code + l.table_bytes);
+		rc = gsst_tile_open(&t, tile.data(), r.tile_len);
+		if (rc != GSST_OK)
+		{
+			fail(name, "gsst_tile_open(gpu tile): %s", gsst_strerror(rc));
+			ok = false;
+		}
+		if (ref_tile && !ref_tile->empty())
+		{
+			/* same values, other split size: offsets and codes must match */
+			gg_layout	rl;
+
+			gg_parse_header(ref_tile->data(), ref_tile->size(), ref_tile->size(), &rl, &raw, &code);
+			if (memcmp(ref_tile->data() + rl.comp_at, tile.data() + l.comp_at, l.splits_at - l.comp_at) != 0 ||
+				memcmp(ref_tile->data() + rl.codes_at, tile.data() + l.codes_at, code) != 0)
+			{
+				fail(name, "split %u unit %u: offsets or codes differ from the reference tile", split, unit);
+				ok = false;
+			}
+		}
+	}
+	if (cpu_check)
+	{
+		bool		cpu_ok;
+		std::vector<uint8_t> cpu = cpu_tile_like(tile.data(), b, split, &cpu_ok);
+
+		if (cpu_ok && compare_tiles(name, cpu.data(), cpu.size(), tile.data(), r.tile_len) && ok)
+			r.bitexact = "yes";
+	}
+	else if (ok)
+		r.bitexact = ref_tile && !ref_tile->empty() ? "same-codes" : "tile-valid";
+	{
+		std::vector<uint8_t> out(d->raw);
+
+		for (int mode = 0; mode < 2; mode++)
+		{
+			CK(cudaMemset(d_out, 0xAB, d->raw + 16));
+			rc = mode == 0 ? gsst_gpu_decode_device(ctx, d_tile, r.tile_len, d_out, d->raw, &out_len)
+				: gsst_gpu_decode_values_device(ctx, d_tile, r.tile_len, NULL, 0, d_out, d->raw, NULL);
+			if (rc != GSST_GPU_OK)
+			{
+				fail(name, "decode: %s: %s", gsst_gpu_strerror(rc), gsst_gpu_last_error(ctx));
+				r.bitexact = "NO";
+				continue;
+			}
+			CK(cudaMemcpy(out.data(), d_out, d->raw, cudaMemcpyDeviceToHost));
+			if (!compare_bytes(name, mode ? "decode_values" : "decode", b->data + b->off[0], out.data(), d->raw, b))
+				r.bitexact = "NO";
+		}
+	}
+	if (ref_tile && ref_tile->empty())
+		*ref_tile = tile;
+
+	/* timing: two warm-ups, then runs */
+	for (int i = 0; i < runs + 2; i++)
+	{
+		rc = gsst_gpu_encode_device(ctx, NULL, 0, d->d_data, d->d_off, b->n, d_tile, cap, &r.tile_len);
+		gsst_gpu_last_stats(ctx, &st);
+		if (rc != GSST_GPU_OK)
+			fail(name, "encode (timed): %s", gsst_gpu_last_error(ctx));
+		if (i >= 2)
+		{
+			enc.push_back(st.total_ms);
+			enc_k.push_back(st.kernel_ms);
+			train.push_back(st.train_ms);
+		}
+		r.extra = std::max<uint64_t>(r.extra, st.extra_device_bytes);
+	}
+	for (int i = 0; i < runs + 2; i++)
+	{
+		rc = gsst_gpu_decode_device(ctx, d_tile, r.tile_len, d_out, d->raw, &out_len);
+		gsst_gpu_last_stats(ctx, &st);
+		if (rc != GSST_GPU_OK)
+			fail(name, "decode (timed): %s", gsst_gpu_last_error(ctx));
+		if (i >= 2)
+		{
+			dec.push_back(st.total_ms);
+			dec_k.push_back(st.kernel_ms);
+		}
+		r.extra = std::max<uint64_t>(r.extra, st.extra_device_bytes);
+		rc = gsst_gpu_decode_values_device(ctx, d_tile, r.tile_len, NULL, 0, d_out, d->raw, NULL);
+		gsst_gpu_last_stats(ctx, &st);
+		if (rc != GSST_GPU_OK)
+			fail(name, "decode_values (timed): %s", gsst_gpu_last_error(ctx));
+		if (i >= 2)
+		{
+			val.push_back(st.total_ms);
+			val_k.push_back(st.kernel_ms);
+		}
+	}
+	r.enc = gb / (median(enc) / 1e3);
+	r.enc_kernel = gb / (median(enc_k) / 1e3);
+	r.dec = gb / (median(dec) / 1e3);
+	r.dec_kernel = gb / (median(dec_k) / 1e3);
+	r.dec_values = gb / (median(val) / 1e3);
+	r.dec_values_kernel = gb / (median(val_k) / 1e3);
+	r.train_ms = median(train);
+	printf("%-10s split %6u unit %6u | ratio %.3f | encode %7.1f GB/s (kernels %7.1f, %.3f ms, train %.3f ms, "
+		   "min %.3f max %.3f ms) | decode %7.1f GB/s (kernel %7.1f) | values %7.1f GB/s (kernel %7.1f) | extra %llu\n",
+		   name, split, unit, r.ratio, r.enc, r.enc_kernel, median(enc_k), r.train_ms,
+		   *std::min_element(enc.begin(), enc.end()), *std::max_element(enc.begin(), enc.end()),
+		   r.dec, r.dec_kernel, r.dec_values, r.dec_values_kernel, (unsigned long long) r.extra);
+	fflush(stdout);
+	cudaFree(d_tile);
+	cudaFree(d_out);
+	gsst_gpu_shutdown(ctx);
+	return r;
+}
+
+static int
+run_bench(int argc, char **argv)
+{
+	const char *file = argv[2];
+	uint64_t	bytes = strtoull(argv[3], NULL, 10);
+	uint32_t	split = GSST_GPU_DEFAULT_SPLIT_BYTES,
+				unit = GSST_GPU_DEFAULT_UNIT_BYTES,
+				sample = GSST_GPU_DEFAULT_SAMPLE_BYTES;
+	int			runs = 10;
+	bool		cpu_check = false,
+				variants = false;
+	const char *tsv = NULL;
+	const char *name = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	batch		b = {};
+	dev_batch	d;
+	bench_result r;
+	std::vector<uint8_t> ref;
+	gsst_gpu_info info;
+
+	for (int i = 4; i < argc; i++)
+	{
+		if (!strcmp(argv[i], "--cpu-check"))
+			cpu_check = true;
+		else if (!strcmp(argv[i], "--variants"))
+			variants = true;
+		else if (!strcmp(argv[i], "--split") && i + 1 < argc)
+			split = (uint32_t) atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--unit") && i + 1 < argc)
+			unit = (uint32_t) atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--sample") && i + 1 < argc)
+			sample = (uint32_t) atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+			runs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--tsv") && i + 1 < argc)
+			tsv = argv[++i];
+	}
+	if (load_file(&b, file, bytes, bytes) != 0 || b.n == 0)
+	{
+		fprintf(stderr, "cannot read %s\n", file);
+		return 2;
+	}
+	d = upload(&b);
+	{
+		gsst_gpu   *ctx = make_ctx(split, unit, sample);
+
+		gsst_gpu_get_info(ctx, &info);
+		gsst_gpu_shutdown(ctx);
+	}
+	printf("# %s: %s, %llu values, %llu bytes (device %s, %d SMs)\n", name, file,
+		   (unsigned long long) b.n, (unsigned long long) d.raw, info.name, info.multiprocessors);
+	r = bench_config(name, &b, &d, split, unit, sample, runs, cpu_check, &ref);
+	if (tsv)
+	{
+		FILE	   *f = fopen(tsv, "a+");
+
+		fseek(f, 0, SEEK_END);
+		if (ftell(f) == 0)
+			fputs(TSV_HEADER, f);
+		fprintf(f, "%s\t%s\t%llu\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\t%llu\t%s\n", info.name, name,
+				(unsigned long long) d.raw, r.ratio, r.enc, r.enc_kernel, r.dec, r.dec_values,
+				(unsigned long long) r.extra, r.bitexact.c_str());
+		fclose(f);
+	}
+	if (variants)
+	{
+		static const uint32_t v[][2] = {{8192, 4096}, {16384, 8192}, {32768, 4096}, {32768, 16384},
+		{65536, 8192}, {16384, 16384}};
+
+		for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+			bench_config(name, &b, &d, v[i][0], v[i][1], sample, runs, false, &ref);
+		for (uint32_t s : {4096u, 8192u, 32768u})
+		{
+			bench_result rs = bench_config(name, &b, &d, split, unit, s, 3, false, nullptr);
+
+			printf("%-10s sample %6u: ratio %.3f, train %.3f ms\n", name, s, rs.ratio, rs.train_ms);
+		}
+	}
+	release(&d);
+	batch_free(&b);
+	return failures ? 1 : 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc >= 3 && !strcmp(argv[1], "check"))
+		return run_checks(argv[2], argc > 3 ? strtoull(argv[3], NULL, 10) : 8);
+	if (argc >= 4 && !strcmp(argv[1], "bench"))
+		return run_bench(argc, argv);
+	fprintf(stderr, "usage: gpu_bench check DIR [MB] | gpu_bench bench FILE BYTES [options]\n");
+	return 2;
+}

@@ -1,0 +1,55 @@
+#!/bin/bash
+# bench/gpu_run.sh - the whole GPU session in one command, on the device
+# machine, from the repository root:
+#   bench/gpu_run.sh [DATA_DIR] [BYTES]
+# Uses binaries built here and carried (bench/build-gpu, cuda/build) when
+# they run, else builds with nvcc.  Bit-exactness over every dbtext file,
+# random, empty and long values; the benchmark on l_comment (with the
+# full-size CPU comparison and the split/unit variants) and on email,
+# urls2, uuid; a compute-sanitizer pass on a small check.  Writes logs and
+# the TSV under $OUT (or bench/results when OUT is unset) and prints a
+# short table last.
+set -u -o pipefail
+DATA=${1:-.gpudata/dbtext}
+BYTES=${2:-2147483648}
+OUT=${OUT:-bench/results/run}
+mkdir -p "$OUT"
+BENCH=bench/build-gpu/gpu_bench
+GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)
+SHORT=$(echo "$GPU" | grep -o -i 'H[0-9]00' | head -1 | tr 'A-Z' 'a-z')
+SHORT=${SHORT:-gpu}
+TSV="$OUT/gpu-$SHORT-$(date +%Y%m%d).tsv"
+rm -f "$TSV"
+echo "== device: $GPU"
+nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm,clocks.mem --format=csv 2>&1 | tee "$OUT/device.txt"
+
+"$BENCH" >/dev/null 2>&1
+if [ $? -ne 2 ]; then
+	echo "== carried gpu_bench does not run here: building"
+	make -f bench/gpu.mk gpu-bench 2>&1 | tail -5
+fi
+
+echo "== bit-exactness checks"
+timeout 240 "$BENCH" check "$DATA" 8 2>&1 | tee "$OUT/check.log" | grep -v ' ok$'
+CHECK_RC=${PIPESTATUS[0]}
+if [ "$CHECK_RC" -ge 2 ]; then
+	echo "== checks crashed (exit $CHECK_RC): no benchmark"
+	exit 1
+fi
+
+echo "== benchmark"
+timeout 200 "$BENCH" bench "$DATA/l_comment" "$BYTES" --cpu-check --variants --tsv "$TSV" 2>&1 | tee "$OUT/bench.log"
+for f in email urls2 uuid; do
+	timeout 90 "$BENCH" bench "$DATA/$f" "$BYTES" --tsv "$TSV" 2>&1 | tee -a "$OUT/bench.log"
+done
+
+echo "== compute-sanitizer (memcheck), small check"
+mkdir -p /tmp/gsst_small && for f in l_comment email uuid; do ln -sf "$(realpath "$DATA/$f")" /tmp/gsst_small/$f; done
+timeout 150 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 \
+	"$BENCH" check /tmp/gsst_small 1 > "$OUT/sanitizer.log" 2>&1
+echo "compute-sanitizer exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/sanitizer.log") clean summaries)"
+grep -m5 -E 'Invalid|ERROR SUMMARY|FAIL' "$OUT/sanitizer.log"
+
+echo "== summary (checks exit $CHECK_RC)"
+grep -E '^checks:' "$OUT/check.log"
+column -t -s $'\t' "$TSV" 2>/dev/null || cat "$TSV"
