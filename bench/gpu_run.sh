@@ -30,7 +30,7 @@ if [ $? -ne 2 ]; then
 fi
 
 echo "== bit-exactness checks"
-timeout 240 "$BENCH" check "$DATA" 8 2>&1 | tee "$OUT/check.log" | grep -v ' ok$'
+timeout 150 "$BENCH" check "$DATA" 8 2>&1 | tee "$OUT/check.log" | grep -v ' ok$'
 CHECK_RC=${PIPESTATUS[0]}
 if [ "$CHECK_RC" -ge 2 ]; then
 	echo "== checks crashed (exit $CHECK_RC): no benchmark"
@@ -38,14 +38,14 @@ if [ "$CHECK_RC" -ge 2 ]; then
 fi
 
 echo "== benchmark"
-timeout 200 "$BENCH" bench "$DATA/l_comment" "$BYTES" --cpu-check --variants --tsv "$TSV" 2>&1 | tee "$OUT/bench.log"
+timeout 170 "$BENCH" bench "$DATA/l_comment" "$BYTES" --cpu-check --variants --tsv "$TSV" 2>&1 | tee "$OUT/bench.log"
 for f in email urls2 uuid; do
-	timeout 90 "$BENCH" bench "$DATA/$f" "$BYTES" --tsv "$TSV" 2>&1 | tee -a "$OUT/bench.log"
+	timeout 50 "$BENCH" bench "$DATA/$f" "$BYTES" --tsv "$TSV" 2>&1 | tee -a "$OUT/bench.log"
 done
 
 echo "== compute-sanitizer (memcheck), small check"
 mkdir -p /tmp/gsst_small && for f in l_comment email uuid; do ln -sf "$(realpath "$DATA/$f")" /tmp/gsst_small/$f; done
-timeout 150 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 \
+timeout 100 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 \
 	"$BENCH" check /tmp/gsst_small 1 > "$OUT/sanitizer.log" 2>&1
 echo "compute-sanitizer exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/sanitizer.log") clean summaries)"
 grep -m5 -E 'Invalid|ERROR SUMMARY|FAIL' "$OUT/sanitizer.log"
