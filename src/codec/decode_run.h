@@ -119,4 +119,74 @@ gsst_decode_run(const gsst_table *table, const uint8_t *in, const uint8_t *in_en
 	return (int64_t) (o - out);
 }
 
+/*
+ * Flags (bit 7 of a byte) the bytes of x that are >= n, for n in 0..255;
+ * no carry crosses a byte.  For n >= 128 a byte must have bit 7 and its
+ * low 7 bits >= n - 128; for n < 128 either suffices.
+ */
+GSST_INLINE uint64_t
+bytes_at_least(uint64_t x, unsigned n)
+{
+	const uint64_t ones = 0x0101010101010101ull;
+	const uint64_t high_bits = 0x8080808080808080ull;
+	uint64_t	high = x & high_bits;
+	uint64_t	low = x & ~high_bits;
+
+	if (n >= 128)
+		return high & (low + ones * (256 - n));
+	return (high | (low + ones * (128 - n))) & high_bits;
+}
+
+/*
+ * Decode the k codes at in (a whole value) to exactly raw_len bytes at out,
+ * 8 codes per block with no branch per code: a short last block is padded
+ * with escape bytes, whose table entry is 8 zero bytes of length 0.
+ * Returns 0 on success, else 1 (an escape, an unused code, a wrong length):
+ * the caller then decodes the value with gsst_decode_run, which also gives
+ * the error.  Preconditions: the 8-byte words at in + 8j for 8j < k are
+ * readable, and out has room for raw_len + 72 bytes (a block writes at most
+ * 64 bytes past a position checked to be within raw_len).
+ */
+GSST_INLINE int
+decode_value_blocks(const gsst_table *table, const uint8_t *in, size_t k,
+					uint8_t *out, size_t raw_len)
+{
+	const uint64_t *symbol = table->symbol;
+	const uint8_t *len = table->len;
+	unsigned	nsymbols = table->nsymbols;
+	uint8_t    *o = out;
+
+	for (size_t at = 0; at < k; at += 8)
+	{
+		uint64_t	codes = load_u64(in + at);
+		size_t		valid = k - at < 8 ? k - at : 8;
+		uint64_t	valid_bytes = low_bytes_mask((unsigned) valid);
+
+		/* codes are 0..nsymbols-1: this also catches escapes */
+		if (GSST_UNLIKELY(bytes_at_least(codes & valid_bytes, nsymbols) & valid_bytes))
+			return 1;
+		/* padding is escapes */
+		codes |= ~valid_bytes;
+		/* unrolled by hand: compilers keep a loop with variable shifts */
+#define DECODE_SLOT(i) \
+		do { \
+			unsigned	code = (unsigned) (codes >> (8 * (i))) & 0xFF; \
+			store_u64(o, symbol[code]); \
+			o += len[code]; \
+		} while (0)
+		DECODE_SLOT(0);
+		DECODE_SLOT(1);
+		DECODE_SLOT(2);
+		DECODE_SLOT(3);
+		DECODE_SLOT(4);
+		DECODE_SLOT(5);
+		DECODE_SLOT(6);
+		DECODE_SLOT(7);
+#undef DECODE_SLOT
+		if (GSST_UNLIKELY((size_t) (o - out) > raw_len))
+			return 1;
+	}
+	return (size_t) (o - out) != raw_len;
+}
+
 #endif							/* GSST_DECODE_RUN_H */

@@ -716,6 +716,37 @@ decode_piece(const gsst_tile *t, int stored_raw, uint64_t comp_from, uint64_t co
 	}
 }
 
+/*
+ * Decode value i, whose codes are [comp, comp_next) and whose raw bytes go
+ * to dst .. dst + raw_len, where dst + raw_len + DECODE_ROOM <= out_end
+ * when room is set.
+ */
+#define DECODE_ROOM 72
+
+GSST_INLINE int
+decode_value(const gsst_tile *t, uint64_t comp, uint64_t comp_next, uint8_t *dst,
+			 uint64_t raw_len, uint8_t *out_end, int room)
+{
+	uint64_t	k = comp_next - comp;
+
+	if (GSST_LIKELY(room))
+	{
+		if (k == raw_len)
+		{
+			/* stored raw; the slack is inside the room */
+			if (raw_len <= 64 && t->code_bytes - comp >= 16 * ((raw_len + 15) / 16))
+			{
+				copy_with_slack(dst, t->codes + comp, raw_len);
+				return GSST_OK;
+			}
+		}
+		else if (t->code_bytes - comp >= 8 * ((k + 7) / 8) &&
+				 decode_value_blocks(&t->table, t->codes + comp, k, dst, raw_len) == 0)
+			return GSST_OK;
+	}
+	return decode_piece(t, k == raw_len, comp, comp_next, dst, raw_len, out_end);
+}
+
 GSST_INLINE int
 decode_all_width(const gsst_tile *t, uint8_t *out, uint8_t *out_end, uint32_t width)
 {
@@ -726,8 +757,9 @@ decode_all_width(const gsst_tile *t, uint8_t *out, uint8_t *out_end, uint32_t wi
 	{
 		uint64_t	comp_next = read_entry(t->comp_offsets, i + 1, width);
 		uint64_t	raw_next = read_entry(t->raw_offsets, i + 1, width);
-		int			rc = decode_piece(t, comp_next - comp == raw_next - raw, comp,
-									  comp_next, out + raw, raw_next - raw, out_end);
+		uint64_t	raw_len = raw_next - raw;
+		int			room = (uint64_t) (out_end - (out + raw)) >= raw_len + DECODE_ROOM;
+		int			rc = decode_value(t, comp, comp_next, out + raw, raw_len, out_end, room);
 
 		if (GSST_UNLIKELY(rc != GSST_OK))
 			return rc;
@@ -800,6 +832,8 @@ gsst_tile_decode_split(const gsst_tile *t, uint64_t s, uint8_t *out, size_t out_
 	return GSST_OK;
 }
 
+#define ONE_VALUE_BUFFER 1024
+
 int64_t
 gsst_tile_decode_one(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_cap)
 {
@@ -819,8 +853,25 @@ gsst_tile_decode_one(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_ca
 	raw_end = gsst_tile_raw_offset(t, i + 1);
 	if (raw_end - raw > out_cap)
 		return GSST_ERR_SPACE;
-	rc = decode_piece(t, comp_end - comp == raw_end - raw, comp, comp_end,
-					  out, raw_end - raw, out + out_cap);
+	if (out_cap - (raw_end - raw) >= DECODE_ROOM)
+		rc = decode_piece(t, comp_end - comp == raw_end - raw, comp, comp_end,
+						  out, raw_end - raw, out + out_cap);
+	else if (raw_end - raw <= ONE_VALUE_BUFFER - DECODE_ROOM)
+	{
+		/* a tight output buffer: decode into one with room, then copy */
+		uint8_t		buffer[ONE_VALUE_BUFFER];
+
+		rc = decode_value(t, comp, comp_end, buffer, raw_end - raw,
+						  buffer + sizeof(buffer), 1);
+		if (rc == GSST_OK)
+			memcpy(out, buffer, raw_end - raw);
+		else					/* the error as the bounded decoder sees it */
+			rc = decode_piece(t, comp_end - comp == raw_end - raw, comp, comp_end,
+							  out, raw_end - raw, out + out_cap);
+	}
+	else
+		rc = decode_piece(t, comp_end - comp == raw_end - raw, comp, comp_end,
+						  out, raw_end - raw, out + out_cap);
 	if (rc != GSST_OK)
 		return rc;
 	return (int64_t) (raw_end - raw);
