@@ -1,0 +1,382 @@
+/*
+ * codec_bench - compression ratio and single-core speed of the gsst codec,
+ * with per-value lz4 and zstd-3 measured in the same run.
+ *
+ * Usage: codec_bench FILE...
+ * Each line of a file is one value ("\n" and a trailing "\r" stripped).
+ * Prints one TSV row per file and a geometric-mean row; see bench/README.md
+ * for the definition of every column.  GSST_BENCH_REPS sets the number of
+ * timed repetitions (default 7; the median is reported).
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <lz4.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zstd.h>
+
+#include "gsst_codec.h"
+
+#define MIN_SAMPLE_SECONDS 0.02	/* repeat an operation until a sample takes this long */
+#define SHUFFLE_SEED 0x5eed
+
+static void
+die(const char *what, const char *file)
+{
+	fprintf(stderr, "codec_bench: %s: %s\n", file, what);
+	exit(1);
+}
+
+static void *
+xmalloc(size_t n)
+{
+	void	   *p = malloc(n ? n : 1);
+
+	if (p == NULL)
+		die("out of memory", "malloc");
+	return p;
+}
+
+static double
+now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double) ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- one file of values ---- */
+
+typedef struct values
+{
+	const char *name;			/* basename */
+	uint8_t    *data;			/* values back to back */
+	uint64_t   *offsets;		/* n + 1 entries */
+	const uint8_t **ptrs;		/* for gsst_train */
+	size_t	   *lens;
+	size_t		n;
+	size_t		bytes;
+	size_t		max_len;
+} values;
+
+static void
+load_values(values *v, const char *path)
+{
+	FILE	   *f = fopen(path, "rb");
+	long		size;
+
+	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0)
+		die("cannot read", path);
+	rewind(f);
+	uint8_t    *text = xmalloc((size_t) size);
+
+	if (fread(text, 1, (size_t) size, f) != (size_t) size)
+		die("cannot read", path);
+	fclose(f);
+
+	const char *slash = strrchr(path, '/');
+
+	memset(v, 0, sizeof(*v));
+	v->name = slash ? slash + 1 : path;
+	v->data = xmalloc((size_t) size);
+	v->offsets = xmalloc(sizeof(uint64_t) * ((size_t) size + 2));
+	v->offsets[0] = 0;
+
+	/* lines: a last line without "\n" counts; no value after a final "\n" */
+	for (size_t start = 0; start < (size_t) size;)
+	{
+		const uint8_t *nl = memchr(text + start, '\n', (size_t) size - start);
+		size_t		end = nl ? (size_t) (nl - text) : (size_t) size;
+		size_t		len = end - start;
+
+		if (len > 0 && text[end - 1] == '\r')
+			len--;
+		memcpy(v->data + v->bytes, text + start, len);
+		v->bytes += len;
+		v->offsets[++v->n] = v->bytes;
+		if (len > v->max_len)
+			v->max_len = len;
+		start = end + 1;
+	}
+	free(text);
+
+	v->ptrs = xmalloc(sizeof(*v->ptrs) * v->n);
+	v->lens = xmalloc(sizeof(*v->lens) * v->n);
+	for (size_t i = 0; i < v->n; i++)
+	{
+		v->ptrs[i] = v->data + v->offsets[i];
+		v->lens[i] = (size_t) (v->offsets[i + 1] - v->offsets[i]);
+	}
+}
+
+static void
+free_values(values *v)
+{
+	free(v->lens);
+	free(v->ptrs);
+	free(v->offsets);
+	free(v->data);
+}
+
+/* ---- the operations that are timed ---- */
+
+typedef struct bench_state
+{
+	const values *v;
+	void	   *train_work;
+	gsst_table	table;
+	gsst_encoder encoder;
+	uint8_t    *tile_buf;
+	size_t		tile_cap;
+	size_t		tile_len;
+	gsst_tile	tile;			/* the opened tile, for decoding */
+	uint8_t    *out;			/* raw_bytes */
+	uint8_t    *scratch;		/* one value, for random access */
+	size_t		scratch_cap;
+	uint64_t   *order;			/* shuffled value indexes */
+} bench_state;
+
+/* Training, encoder state and the tile of all values: the whole pipeline. */
+static void
+op_encode(bench_state *st)
+{
+	const values *v = st->v;
+
+	if (gsst_train(&st->table, v->ptrs, v->lens, v->n, st->train_work) != GSST_OK)
+		die("gsst_train failed", v->name);
+	gsst_encoder_init(&st->encoder, &st->table);
+	if (gsst_tile_encode(&st->encoder, v->data, v->offsets, v->n, 0, st->tile_buf,
+						 st->tile_cap, &st->tile_len) != GSST_OK)
+		die("gsst_tile_encode failed", v->name);
+}
+
+static void
+op_decode_all(bench_state *st)
+{
+	if (gsst_tile_decode_all(&st->tile, st->out, st->v->bytes) != GSST_OK)
+		die("gsst_tile_decode_all failed", st->v->name);
+}
+
+static void
+op_decode_random(bench_state *st)
+{
+	for (size_t k = 0; k < st->v->n; k++)
+		if (gsst_tile_decode_one(&st->tile, st->order[k], st->scratch, st->scratch_cap) < 0)
+			die("gsst_tile_decode_one failed", st->v->name);
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double		x = *(const double *) a,
+				y = *(const double *) b;
+
+	return (x > y) - (x < y);
+}
+
+/* Median seconds per call of op over reps samples of >= MIN_SAMPLE_SECONDS. */
+static double
+time_op(void (*op) (bench_state *), bench_state *st, int reps)
+{
+	double		t0 = now_seconds();
+
+	op(st);						/* warm-up, and a first estimate */
+	double		once = now_seconds() - t0;
+	int			inner = once >= MIN_SAMPLE_SECONDS ? 1 : (int) ceil(MIN_SAMPLE_SECONDS / (once + 1e-9));
+	double	   *samples = xmalloc(sizeof(double) * (size_t) reps);
+
+	for (int r = 0; r < reps; r++)
+	{
+		t0 = now_seconds();
+		for (int i = 0; i < inner; i++)
+			op(st);
+		samples[r] = (now_seconds() - t0) / inner;
+	}
+	qsort(samples, (size_t) reps, sizeof(double), cmp_double);
+	double		median = reps % 2 ? samples[reps / 2]
+		: (samples[reps / 2 - 1] + samples[reps / 2]) / 2;
+
+	free(samples);
+	return median;
+}
+
+/* ---- checks before timing ---- */
+
+static void
+verify_round_trip(bench_state *st)
+{
+	const values *v = st->v;
+
+	if (gsst_tile_open(&st->tile, st->tile_buf, st->tile_len) != GSST_OK)
+		die("ROUND TRIP FAILED: gsst_tile_open rejected the tile", v->name);
+	if (st->tile.nvalues != v->n || st->tile.raw_bytes != v->bytes)
+		die("ROUND TRIP FAILED: tile header", v->name);
+	op_decode_all(st);
+	if (v->bytes && memcmp(st->out, v->data, v->bytes) != 0)
+		die("ROUND TRIP FAILED: gsst_tile_decode_all differs from the input", v->name);
+	memset(st->out, 0, v->bytes);
+	for (uint64_t s = 0; s < st->tile.nsplits; s++)
+		if (gsst_tile_decode_split(&st->tile, s, st->out, v->bytes) != GSST_OK)
+			die("ROUND TRIP FAILED: gsst_tile_decode_split", v->name);
+	if (v->bytes && memcmp(st->out, v->data, v->bytes) != 0)
+		die("ROUND TRIP FAILED: the splits differ from the input", v->name);
+	for (size_t i = 0; i < v->n; i++)
+	{
+		int64_t		len = gsst_tile_decode_one(&st->tile, i, st->scratch, st->scratch_cap);
+
+		if (len != (int64_t) v->lens[i] || (len > 0 && memcmp(st->scratch, v->ptrs[i], v->lens[i]) != 0))
+			die("ROUND TRIP FAILED: gsst_tile_decode_one differs from the input", v->name);
+	}
+}
+
+/* ---- lz4 and zstd, each value on its own ---- */
+
+static void
+baseline_ratios(const values *v, double *lz4_ratio, double *zstd_ratio)
+{
+	int			lz4_cap = LZ4_compressBound((int) v->max_len);
+	size_t		zstd_cap = ZSTD_compressBound(v->max_len);
+	char	   *dst = xmalloc((size_t) lz4_cap > zstd_cap ? (size_t) lz4_cap : zstd_cap);
+	ZSTD_CCtx  *cctx = ZSTD_createCCtx();
+	size_t		lz4_total = 0,
+				zstd_total = 0;
+
+	if (cctx == NULL)
+		die("ZSTD_createCCtx failed", v->name);
+	for (size_t i = 0; i < v->n; i++)
+	{
+		int			n = LZ4_compress_default((const char *) v->ptrs[i], dst, (int) v->lens[i], lz4_cap);
+		size_t		z = ZSTD_compressCCtx(cctx, dst, zstd_cap, v->ptrs[i], v->lens[i], 3);
+
+		if (n <= 0 || ZSTD_isError(z))
+			die("lz4 or zstd failed", v->name);
+		lz4_total += (size_t) n;
+		zstd_total += z;
+	}
+	ZSTD_freeCCtx(cctx);
+	free(dst);
+	*lz4_ratio = (double) v->bytes / (double) lz4_total;
+	*zstd_ratio = (double) v->bytes / (double) zstd_total;
+}
+
+/* ---- main ---- */
+
+enum
+{
+	COL_RATIO, COL_ENCODE, COL_DECODE, COL_RANDOM, COL_LZ4, COL_ZSTD, NCOLS
+};
+
+static uint64_t
+splitmix64(uint64_t *state)
+{
+	uint64_t	z = (*state += 0x9E3779B97F4A7C15ull);
+
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	return z ^ (z >> 31);
+}
+
+static void
+bench_file(const char *path, int reps, double cols[NCOLS])
+{
+	values		v;
+	bench_state st;
+
+	load_values(&v, path);
+	memset(&st, 0, sizeof(st));
+	st.v = &v;
+	/* zeroed: the trainer must not depend on it, but older codecs did */
+	st.train_work = calloc(1, gsst_train_work_bytes());
+	st.tile_cap = gsst_tile_bound(v.n, v.bytes, 0);
+	st.tile_buf = xmalloc(st.tile_cap);
+	st.out = xmalloc(v.bytes);
+	st.scratch_cap = v.max_len + 64;
+	st.scratch = xmalloc(st.scratch_cap);
+	st.order = xmalloc(sizeof(uint64_t) * v.n);
+	if (st.train_work == NULL)
+		die("out of memory", path);
+
+	/* Fisher-Yates with a fixed seed: the same order in every run */
+	uint64_t	seed = SHUFFLE_SEED;
+
+	for (size_t i = 0; i < v.n; i++)
+		st.order[i] = i;
+	for (size_t i = v.n; i > 1; i--)
+	{
+		size_t		j = (size_t) (splitmix64(&seed) % i);
+		uint64_t	tmp = st.order[i - 1];
+
+		st.order[i - 1] = st.order[j];
+		st.order[j] = tmp;
+	}
+
+	op_encode(&st);
+	verify_round_trip(&st);
+
+	/* encoded bytes as the tile stores them, plus the table */
+	size_t		table_bytes = gsst_table_serialized_size(&st.table);
+
+	cols[COL_RATIO] = (double) v.bytes / (double) (st.tile.code_bytes + table_bytes);
+
+	double		t_encode = time_op(op_encode, &st, reps);
+
+	/* op_encode rewrote the same tile; open it again for the decoders */
+	if (gsst_tile_open(&st.tile, st.tile_buf, st.tile_len) != GSST_OK)
+		die("gsst_tile_open failed after timing", path);
+	double		t_decode = time_op(op_decode_all, &st, reps);
+	double		t_random = time_op(op_decode_random, &st, reps);
+
+	cols[COL_ENCODE] = v.bytes / t_encode / 1e6;
+	cols[COL_DECODE] = v.bytes / t_decode / 1e6;
+	cols[COL_RANDOM] = v.bytes / t_random / 1e6;
+	baseline_ratios(&v, &cols[COL_LZ4], &cols[COL_ZSTD]);
+
+	printf("%s\t%zu\t%zu\t%.3f\t%.1f\t%.1f\t%.1f\t%.3f\t%.3f\n", v.name, v.n, v.bytes,
+		   cols[COL_RATIO], cols[COL_ENCODE], cols[COL_DECODE], cols[COL_RANDOM],
+		   cols[COL_LZ4], cols[COL_ZSTD]);
+	fflush(stdout);
+
+	free(st.order);
+	free(st.scratch);
+	free(st.out);
+	free(st.tile_buf);
+	free(st.train_work);
+	free_values(&v);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *reps_env = getenv("GSST_BENCH_REPS");
+	int			reps = reps_env ? atoi(reps_env) : 7;
+	double		log_sum[NCOLS] = {0};
+	int			nfiles = 0;
+
+	if (argc < 2)
+	{
+		fprintf(stderr, "usage: codec_bench FILE...   (env GSST_BENCH_REPS, default 7)\n");
+		return 2;
+	}
+	if (reps < 1)
+		reps = 1;
+	printf("file\tvalues\tbytes\tratio\tencode_MBps\tdecode_MBps\trandom_decode_MBps\tlz4_ratio\tzstd3_ratio\n");
+	for (int a = 1; a < argc; a++)
+	{
+		double		cols[NCOLS];
+
+		bench_file(argv[a], reps, cols);
+		for (int c = 0; c < NCOLS; c++)
+			log_sum[c] += log(cols[c]);
+		nfiles++;
+	}
+	printf("geomean\t-\t-\t%.3f\t%.1f\t%.1f\t%.1f\t%.3f\t%.3f\n",
+		   exp(log_sum[COL_RATIO] / nfiles), exp(log_sum[COL_ENCODE] / nfiles),
+		   exp(log_sum[COL_DECODE] / nfiles), exp(log_sum[COL_RANDOM] / nfiles),
+		   exp(log_sum[COL_LZ4] / nfiles), exp(log_sum[COL_ZSTD] / nfiles));
+	return 0;
+}
