@@ -34,7 +34,7 @@ SQL
 done
 
 echo
-echo "== column sizes: sum(pg_column_size(c)); the gsst column learned its dictionary from its first 32 KB"
+echo "== column sizes: sum(pg_column_size(c)); the gsst column learned its dictionary from its first 16 KB"
 psql_do -q <<SQL
 SELECT f AS data_set, n AS "values",
        pg_size_pretty(t) AS text, pg_size_pretty(l) AS lz4, pg_size_pretty(g) AS gsst,

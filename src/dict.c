@@ -84,7 +84,7 @@ typedef struct SampleEntry
 	size_t	   *lens;
 } SampleEntry;
 
-int			gsst_learn_sample_bytes = 32 * 1024;
+int			gsst_learn_sample_bytes = 16 * 1024;
 
 static GsstCatalog catalog;
 static bool catalog_valid = false;
@@ -97,6 +97,16 @@ static HTAB *sample_hash = NULL;
 static bool family_hash_stale = false;
 static Oid	dict_hash_relid = InvalidOid;	/* table dict_hash was read from */
 static int	created_count = 0;	/* entries with created = true */
+
+/*
+ * The entry decoded last, to skip the hash lookup on a run of values of
+ * the same table.  Forgotten whenever an entry could be removed.
+ */
+static DictEntry *last_entry = NULL;
+
+/* The family encoded last and its current entry, likewise. */
+static int32 last_family = 0;
+static DictEntry *last_family_entry = NULL;
 
 static void
 create_family_hash(void)
@@ -140,6 +150,9 @@ flush_dict_hash(void)
 	HASH_SEQ_STATUS status;
 	DictEntry  *e;
 
+	last_entry = NULL;
+	last_family_entry = NULL;
+
 	hash_seq_init(&status, dict_hash);
 	while ((e = hash_seq_search(&status)) != NULL)
 		free_dict_entry(e);
@@ -155,6 +168,8 @@ relcache_callback(Datum arg, Oid relid)
 	{
 		catalog_valid = false;
 		family_hash_stale = true;
+		last_entry = NULL;
+		last_family_entry = NULL;
 	}
 }
 
@@ -412,7 +427,9 @@ lookup_dict(uint32 id, bool missing_ok)
 const gsst_table *
 gsst_dict_table(uint32 id)
 {
-	return &lookup_dict(id, false)->table;
+	if (last_entry == NULL || last_entry->id != id)
+		last_entry = lookup_dict(id, false);
+	return &last_entry->table;
 }
 
 /* The table of dictionary id and its family, or NULL if there is none. */
@@ -434,10 +451,18 @@ gsst_dict_find(uint32 id, int32 *family)
 const gsst_encoder *
 gsst_family_encoder(int32 family, uint32 *table_id)
 {
-	const GsstCatalog *cat = prepare_caches();
+	const GsstCatalog *cat;
 	FamilyEntry *fe;
 	uint32		current;
 	DictEntry  *e;
+
+	if (last_family_entry != NULL && last_family == family && !family_hash_stale)
+	{
+		*table_id = last_family_entry->id;
+		return last_family_entry->encoder;
+	}
+	last_family_entry = NULL;
+	cat = prepare_caches();
 
 	fe = hash_search(family_hash, &family, HASH_FIND, NULL);
 	if (fe)
@@ -459,6 +484,8 @@ gsst_family_encoder(int32 family, uint32 *table_id)
 		gsst_encoder_init(enc, &e->table);
 		e->encoder = enc;
 	}
+	last_family = family;
+	last_family_entry = e;
 	*table_id = e->id;
 	return e->encoder;
 }
@@ -594,6 +621,7 @@ gsst_dict_create(int32 family, const gsst_table *table)
 
 	fe = hash_search(family_hash, &family, HASH_ENTER, NULL);
 	fe->current_id = id;
+	last_family_entry = NULL;
 	return id;
 }
 
@@ -752,6 +780,8 @@ settle_created(bool keep)
 
 	if (created_count == 0 || dict_hash == NULL)
 		return;
+	last_entry = NULL;
+	last_family_entry = NULL;
 	hash_seq_init(&status, dict_hash);
 	while ((e = hash_seq_search(&status)) != NULL)
 	{

@@ -16,7 +16,7 @@ _PG_init(void)
 							"Bytes of values a new gsst column buffers before it learns its first dictionary.",
 							"0 turns learning off: such columns store raw text until gsst.train() is called.",
 							&gsst_learn_sample_bytes,
-							32 * 1024,
+							16 * 1024,
 							0, 64 * 1024 * 1024,
 							PGC_USERSET,
 							GUC_UNIT_BYTE,
