@@ -69,6 +69,14 @@ low_bytes_mask(unsigned n)
 	return n >= 8 ? ~(uint64_t) 0 : (((uint64_t) 1 << (8 * n)) - 1);
 }
 
+/* condition ? if_true : if_false, as a mask: compilers make ?: a branch,
+ * which mispredicts on data */
+GSST_INLINE uint32_t
+select_u32(int condition, uint32_t if_true, uint32_t if_false)
+{
+	return if_false ^ ((if_false ^ if_true) & -(uint32_t) condition);
+}
+
 /*
  * Look a key up in one of the encoder's 4-way hashes: returns the code of
  * the entry whose low 24 bits equal key, or GSST_ESCAPE.  Symbol keys are
@@ -90,5 +98,11 @@ hash_lookup(const uint32_t *hash, uint32_t key)
 	}
 	return found ^ GSST_ESCAPE;
 }
+
+/*
+ * gsst_encoder_init without short_code (128 KB to fill, for each of the
+ * trainer's generations): the trainer matches with the hashes.
+ */
+void		gsst_encoder_init_for_training(gsst_encoder *enc, const gsst_table *table);
 
 #endif							/* GSST_CODEC_INTERNAL_H */

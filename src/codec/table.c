@@ -327,8 +327,9 @@ build_long_slots(gsst_encoder *enc, const gsst_table *table)
 	enc->long_slots_ok = 1;
 }
 
-void
-gsst_encoder_init(gsst_encoder *enc, const gsst_table *table)
+/* The hashes, byte codes and symbols: all but short_code and the table. */
+static void
+init_hashes(gsst_encoder *enc, const gsst_table *table)
 {
 	uint8_t		long_fill[GSST_HASH_BUCKETS] = {0};
 	uint8_t		pair_fill[GSST_HASH_BUCKETS] = {0};
@@ -384,6 +385,19 @@ gsst_encoder_init(gsst_encoder *enc, const gsst_table *table)
 	}
 	for (unsigned b = 0; b < 256; b++)
 		enc->byte_entry[b] = (uint16_t) (enc->byte_code[b] | 1u << 8);
+}
+
+void
+gsst_encoder_init_for_training(gsst_encoder *enc, const gsst_table *table)
+{
+	init_hashes(enc, table);
+	build_long_slots(enc, table);
+}
+
+void
+gsst_encoder_init(gsst_encoder *enc, const gsst_table *table)
+{
+	init_hashes(enc, table);
 	/* pairs fall back to the first byte's own entry */
 	for (unsigned second = 0; second < 256; second++)
 		memcpy(enc->short_code + second * 256, enc->byte_entry, sizeof(enc->byte_entry));

@@ -267,13 +267,6 @@ typedef struct lane_state
 	size_t		value;			/* index into ends */
 } lane_state;
 
-GSST_INLINE uint32_t
-select_u32(int condition, uint32_t if_true, uint32_t if_false)
-{
-	/* a mask, not ?: which compilers make a branch that mispredicts */
-	return if_false ^ ((if_false ^ if_true) & -(uint32_t) condition);
-}
-
 /* One greedy step of a lane; the lane must not be at its end. */
 GSST_INLINE void
 lane_step(const gsst_encoder *enc, lane *ln, lane_state *st)

@@ -30,14 +30,17 @@ typedef struct candidate
 
 typedef struct train_work
 {
-	uint16_t	pair_count[NTOKENS * NTOKENS];	/* <= SAMPLE_BYTES */
-	uint32_t	touched_pairs[2 * SAMPLE_BYTES];
+	/* row NTOKENS: pairs with no first token, counted to avoid branches */
+	uint16_t	pair_count[(NTOKENS + 1) * NTOKENS];	/* <= SAMPLE_BYTES */
+	uint32_t	touched_pairs[2 * SAMPLE_BYTES + NTOKENS + 1];
 	uint32_t	single_count[NTOKENS];
 	candidate	slots[CANDIDATE_SLOTS];
 	uint32_t	used_slots[CANDIDATE_SLOTS];
 	candidate	ranked[CANDIDATE_SLOTS];
 	uint8_t		sample[SAMPLE_BYTES + 8];	/* 8 bytes of load slack */
 	uint32_t	piece_len[SAMPLE_BYTES + 1];
+	/* code + 1 of the 2-byte symbol b0 | b1 << 8 of the current table, or 0 */
+	uint8_t		pair_code_plus_one[65536];
 	gsst_encoder enc;
 } train_work;
 
@@ -130,7 +133,92 @@ token_symbol(const gsst_table *t, unsigned token, uint64_t *symbol, unsigned *le
 }
 
 /*
- * Encode the first sample_bytes of the sample with the current table,
+ * Counting: the sample is encoded by COUNT_LANES lanes at once, each over
+ * its own run of pieces (the match is a long dependency chain per step;
+ * independent lanes overlap).  The matching is the encoding rule (as in
+ * gsst_match), through the CPU encoder's cuckoo table of long symbols.
+ * There are no data-dependent branches: a lane moves to its next piece by
+ * arithmetic, and a pair that does not exist (at a piece start, or when
+ * the token is one byte) is counted at NO_PAIR or in row NTOKENS, which
+ * gather_candidates skips.  The counts do not depend on the order of the
+ * steps, and neither does the table (see keep_strongest).
+ */
+#define COUNT_LANES 4
+#define NO_PAIR (NTOKENS * NTOKENS)
+
+typedef struct count_lane
+{
+	const uint8_t *p;
+	const uint8_t *piece_end;
+	const uint8_t *end;			/* of the lane's last piece */
+	const uint32_t *next_piece_len;
+	uint32_t	previous;		/* token before p, NTOKENS at a piece start */
+} count_lane;
+
+typedef struct counts
+{
+	uint64_t	code_bytes;
+	size_t		touched;
+} counts;
+
+GSST_INLINE void
+count_step(train_work *w, count_lane *ln, counts *cn, int count_pairs)
+{
+	const gsst_encoder *enc = &w->enc;
+	const uint8_t *p = ln->p;
+	uint64_t	word = load_u64(p);	/* the sample buffer has slack */
+	uint32_t	rem = (uint32_t) (ln->piece_end - p);
+	uint32_t	first = (uint32_t) word & 0xFF;
+	uint32_t	prefix = (uint32_t) word & 0xFFFFFFu;
+	uint32_t	slot0 = (prefix * enc->long_mul[0]) >> 22;
+	uint32_t	slot1 = (prefix * enc->long_mul[1]) >> 22;
+	uint32_t	entry0 = enc->long_entry[slot0];
+	uint32_t	entry1 = enc->long_entry[slot1];
+	int			hit0 = (((word ^ enc->long_slot[slot0][0]) & enc->long_slot[slot0][1]) == 0) &
+		((entry0 >> 8) <= rem);
+	int			hit1 = (((word ^ enc->long_slot[slot1][0]) & enc->long_slot[slot1][1]) == 0) &
+		((entry1 >> 8) <= rem);
+	uint32_t	pair = w->pair_code_plus_one[word & 0xFFFF];
+	uint32_t	entry = select_u32((pair != 0) & (rem >= 2),
+								   (pair - 1) | 2u << 8, enc->byte_entry[first]);
+	uint32_t	code,
+				advance,
+				token;
+	int			at_piece_end;
+
+	entry = select_u32(hit1, entry1, entry);
+	entry = select_u32(hit0, entry0, entry);
+	code = entry & 0xFF;
+	advance = entry >> 8;
+	token = select_u32(code == GSST_ESCAPE, ESCAPE_TOKEN(first), code);
+	cn->code_bytes += 1 + (code == GSST_ESCAPE);
+	w->single_count[token]++;
+	/* a lone first byte is always a candidate too */
+	w->single_count[ESCAPE_TOKEN(first)] += advance > 1;
+	if (count_pairs)
+	{
+		uint32_t	index = ln->previous * NTOKENS + token;
+		uint32_t	extended;
+
+		w->touched_pairs[cn->touched] = index;
+		cn->touched += w->pair_count[index]++ == 0;
+		/* also extending the previous symbol by just the next byte */
+		extended = select_u32((advance > 1) & (ln->previous != NTOKENS),
+							  ln->previous * NTOKENS + ESCAPE_TOKEN(first), NO_PAIR);
+		w->touched_pairs[cn->touched] = extended;
+		cn->touched += w->pair_count[extended]++ == 0;
+	}
+	p += advance;
+	at_piece_end = p == ln->piece_end;
+	ln->previous = select_u32(at_piece_end, NTOKENS, token);
+	/* past the lane's end this reads piece_len[npieces], which exists */
+	ln->piece_end = p + (at_piece_end ? *ln->next_piece_len : rem - advance);
+	ln->next_piece_len += at_piece_end;
+	ln->p = p;
+}
+
+/*
+ * Encode the pieces that start before sample_limit with the current table,
  * counting tokens and (when count_pairs) adjacent pairs.  Returns the code
  * bytes the encoding takes.
  */
@@ -138,55 +226,47 @@ static uint64_t
 count_sample(train_work *w, size_t npieces, size_t sample_limit, int count_pairs,
 			 size_t *ntouched)
 {
-	const gsst_encoder *enc = &w->enc;
-	uint64_t	code_bytes = 0;
-	size_t		offset = 0;
+	count_lane	lanes[COUNT_LANES];
+	counts		cn = {0, 0};
+	size_t		used = 0,
+				piece = 0,
+				bytes = 0;
 
-	*ntouched = 0;
 	memset(w->single_count, 0, sizeof(w->single_count));
-	for (size_t piece = 0; piece < npieces && offset < sample_limit; piece++)
+	/* the pieces that start before the limit, and their bytes */
+	while (piece < npieces && bytes < sample_limit)
+		bytes += w->piece_len[piece++];
+	npieces = piece;
+
+	/* cut them into lanes of about equal bytes, at piece boundaries */
+	piece = 0;
+	for (int k = 0; k < COUNT_LANES; k++)
 	{
-		size_t		len = w->piece_len[piece];
-		const uint8_t *in = w->sample + offset;
-		unsigned	previous = NTOKENS;
+		count_lane *ln = &lanes[k];
+		size_t		target = bytes * (size_t) (k + 1) / COUNT_LANES;
 
-		for (size_t pos = 0; pos < len;)
-		{
-			size_t		rem = len - pos;
-			uint64_t	word;
-			unsigned	advance;
-			unsigned	code,
-						token;
-
-			/* the sample buffer has slack: bytes past a piece may be loaded */
-			word = load_u64(in + pos);
-			code = gsst_match(enc, word, rem >= 8 ? 8 : (unsigned) rem, &advance);
-			token = code == GSST_ESCAPE ? ESCAPE_TOKEN(in[pos]) : code;
-			code_bytes += 1 + (code == GSST_ESCAPE);
-			w->single_count[token]++;
-			/* a lone first byte is always a candidate too */
-			if (advance > 1)
-				w->single_count[ESCAPE_TOKEN(in[pos])]++;
-			if (count_pairs && previous != NTOKENS)
-			{
-				uint32_t	index = previous * NTOKENS + token;
-
-				if (w->pair_count[index]++ == 0)
-					w->touched_pairs[(*ntouched)++] = index;
-				/* also extending the previous symbol by just the next byte */
-				if (advance > 1)
-				{
-					index = previous * NTOKENS + ESCAPE_TOKEN(in[pos]);
-					if (w->pair_count[index]++ == 0)
-						w->touched_pairs[(*ntouched)++] = index;
-				}
-			}
-			previous = token;
-			pos += advance;
-		}
-		offset += len;
+		ln->p = w->sample + used;
+		ln->previous = NTOKENS;
+		ln->next_piece_len = &w->piece_len[piece];
+		while (piece < npieces && used < target)
+			used += w->piece_len[piece++];
+		ln->end = w->sample + used;
+		ln->piece_end = ln->p + (ln->p < ln->end ? *ln->next_piece_len++ : 0);
 	}
-	return code_bytes;
+
+	while (lanes[0].p < lanes[0].end && lanes[1].p < lanes[1].end &&
+		   lanes[2].p < lanes[2].end && lanes[3].p < lanes[3].end)
+	{
+		count_step(w, &lanes[0], &cn, count_pairs);
+		count_step(w, &lanes[1], &cn, count_pairs);
+		count_step(w, &lanes[2], &cn, count_pairs);
+		count_step(w, &lanes[3], &cn, count_pairs);
+	}
+	for (int k = 0; k < COUNT_LANES; k++)
+		while (lanes[k].p < lanes[k].end)
+			count_step(w, &lanes[k], &cn, count_pairs);
+	*ntouched = cn.touched;
+	return cn.code_bytes;
 }
 
 static uint32_t
@@ -224,26 +304,91 @@ add_candidate(train_work *w, size_t nused, uint64_t symbol, unsigned len, uint32
 	}
 }
 
-/* Highest gain first; ties in canonical order, so the result is stable. */
-static int
-candidate_order(const void *a, const void *b)
-{
-	const candidate *x = a;
-	const candidate *y = b;
-
-	if (x->gain != y->gain)
-		return x->gain > y->gain ? -1 : 1;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
-	return x->symbol < y->symbol ? -1 : x->symbol > y->symbol;
-}
-
 /*
  * Move the STRONGEST_KEPT candidates of highest gain to the front (a
  * quickselect), so that only those need sorting.
  */
 #define STRONGEST_KEPT 768
 
+/* The order of candidate_order: a stronger candidate first. */
+GSST_INLINE int
+stronger(const candidate *x, const candidate *y)
+{
+	if (x->gain != y->gain)
+		return x->gain > y->gain;
+	if (x->len != y->len)
+		return x->len < y->len;
+	return x->symbol < y->symbol;
+}
+
+/* Canonical table order: by length, then by bytes (big-endian compare). */
+GSST_INLINE int
+canonical_before(const candidate *x, const candidate *y)
+{
+	if (x->len != y->len)
+		return x->len < y->len;
+#if defined(__GNUC__) || defined(__clang__)
+	return __builtin_bswap64(x->symbol) < __builtin_bswap64(y->symbol);
+#else
+	for (int i = 0; i < 8; i++)
+	{
+		unsigned	a = (unsigned) (x->symbol >> (8 * i)) & 0xFF,
+					b = (unsigned) (y->symbol >> (8 * i)) & 0xFF;
+
+		if (a != b)
+			return a < b;
+	}
+	return 0;
+#endif
+}
+
+/*
+ * A stable bottom-up merge sort of c[0..n), stronger() first or canonical
+ * order; scratch holds n entries.  (qsort's callbacks cost more than the
+ * sorting here.)
+ */
+GSST_INLINE void
+sort_candidates(candidate *c, size_t n, candidate *scratch, int canonical)
+{
+	candidate  *from = c,
+			   *to = scratch;
+
+	for (size_t width = 1; width < n; width *= 2)
+	{
+		candidate  *swap;
+
+		for (size_t lo = 0; lo < n; lo += 2 * width)
+		{
+			size_t		mid = lo + width < n ? lo + width : n;
+			size_t		hi = lo + 2 * width < n ? lo + 2 * width : n;
+			size_t		i = lo,
+						j = mid,
+						k = lo;
+
+			while (i < mid && j < hi)
+			{
+				int			right_first = canonical ? canonical_before(&from[j], &from[i])
+					: stronger(&from[j], &from[i]);
+
+				to[k++] = right_first ? from[j++] : from[i++];
+			}
+			while (i < mid)
+				to[k++] = from[i++];
+			while (j < hi)
+				to[k++] = from[j++];
+		}
+		swap = from;
+		from = to;
+		to = swap;
+	}
+	if (from != c)
+		memcpy(c, from, n * sizeof(candidate));
+}
+
+/*
+ * A quickselect by the full order (candidates are distinct), so that the
+ * kept set does not depend on the order the candidates come in.
+ */
 static size_t
 keep_strongest(candidate *c, size_t n)
 {
@@ -255,36 +400,32 @@ keep_strongest(candidate *c, size_t n)
 	/* invariant: [0, lo) are all kept, [hi, n) are all dropped */
 	while (hi - lo > 1)
 	{
-		uint32_t	pivot = c[lo + (hi - lo) / 2].gain;
-		size_t		i = lo,
-					j = hi;
+		size_t		mid = lo + (hi - lo) / 2;
+		candidate	pivot = c[mid];
+		size_t		i = lo;
 
-		/* three-way split: > pivot | == pivot | < pivot */
-		for (size_t k = lo; k < j;)
+		/* stronger than the pivot to the front, then the pivot */
+		c[mid] = c[hi - 1];
+		c[hi - 1] = pivot;
+		for (size_t k = lo; k < hi - 1; k++)
 		{
-			if (c[k].gain > pivot)
+			if (stronger(&c[k], &pivot))
 			{
 				candidate	t = c[k];
 
-				c[k++] = c[i];
+				c[k] = c[i];
 				c[i++] = t;
 			}
-			else if (c[k].gain < pivot)
-			{
-				candidate	t = c[k];
-
-				c[k] = c[--j];
-				c[j] = t;
-			}
-			else
-				k++;
 		}
-		if (STRONGEST_KEPT < i)
+		c[hi - 1] = c[i];
+		c[i] = pivot;
+		/* [lo, i) stronger, i the pivot, (i, hi) weaker */
+		if (STRONGEST_KEPT <= i)
 			hi = i;
-		else if (STRONGEST_KEPT <= j)
+		else if (STRONGEST_KEPT == i + 1)
 			return STRONGEST_KEPT;
 		else
-			lo = j;
+			lo = i + 1;
 	}
 	return STRONGEST_KEPT;
 }
@@ -305,8 +446,11 @@ select_table(train_work *w, gsst_table *next, size_t ncandidates, double gain_sc
 	uint8_t		pair_fill[GSST_HASH_BUCKETS] = {0};
 	size_t		n = 0;
 
+	candidate	chosen[GSST_MAX_SYMBOLS];
+
 	ncandidates = keep_strongest(w->ranked, ncandidates);
-	qsort(w->ranked, ncandidates, sizeof(candidate), candidate_order);
+	/* ranked has room beyond the kept ones for the scratch */
+	sort_candidates(w->ranked, ncandidates, w->ranked + STRONGEST_KEPT, 0);
 	for (size_t i = 0; i < ncandidates && n < GSST_MAX_SYMBOLS; i++)
 	{
 		const candidate *c = &w->ranked[i];
@@ -334,9 +478,14 @@ select_table(train_work *w, gsst_table *next, size_t ncandidates, double gain_sc
 				continue;
 			long_keys[bucket][long_fill[bucket]++] = prefix;
 		}
-		symbols[n] = c->symbol;
-		lens[n] = c->len;
-		n++;
+		chosen[n++] = *c;
+	}
+	/* in canonical order gsst_table_build's insertion sort is linear */
+	sort_candidates(chosen, n, w->ranked, 1);
+	for (size_t i = 0; i < n; i++)
+	{
+		symbols[i] = chosen[i].symbol;
+		lens[i] = chosen[i].len;
 	}
 	/* the selection respects the profile, so building cannot fail */
 	(void) gsst_table_build(next, symbols, lens, n);
@@ -374,7 +523,7 @@ gather_candidates(train_work *w, const gsst_table *current, size_t ntouched,
 					len2;
 
 		w->pair_count[index] = 0;
-		if (!extend)
+		if (!extend || index >= NO_PAIR)
 			continue;
 		token_symbol(current, index / NTOKENS, &sym1, &len1);
 		token_symbol(current, index % NTOKENS, &sym2, &len2);
@@ -392,6 +541,16 @@ gather_candidates(train_work *w, const gsst_table *current, size_t ntouched,
 		c->len = 0;
 	}
 	return nused;
+}
+
+/* Set (or, with clear, reset) the 2-byte symbols of t in pair_code_plus_one. */
+static void
+mark_pairs(train_work *w, const gsst_table *t, int clear)
+{
+	for (uint32_t code = 0; code < t->nsymbols; code++)
+		if (t->len[code] == 2)
+			w->pair_code_plus_one[t->symbol[code] & 0xFFFF] =
+				clear ? 0 : (uint8_t) (code + 1);
 }
 
 int
@@ -426,7 +585,8 @@ gsst_train(gsst_table *table, const uint8_t *const *values, const size_t *lens,
 		uint64_t	code_bytes;
 		size_t		ncandidates;
 
-		gsst_encoder_init(&w->enc, &current);
+		gsst_encoder_init_for_training(&w->enc, &current);
+		mark_pairs(w, &current, 0);
 		code_bytes = count_sample(w, npieces, limit, generation < GENERATIONS, &ntouched);
 
 		/* score the current table on the whole sample */
@@ -442,6 +602,7 @@ gsst_train(gsst_table *table, const uint8_t *const *values, const size_t *lens,
 				*table = current;
 			}
 		}
+		mark_pairs(w, &current, 1);		/* the work buffer stays zeroed */
 		if (generation == GENERATIONS)
 			break;
 		ncandidates = gather_candidates(w, &current, ntouched, generation < GENERATIONS - 1);
