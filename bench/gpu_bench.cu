@@ -233,7 +233,7 @@ cpu_tile_like(const uint8_t *gpu_tile, const batch *b, uint32_t split, bool *ok)
 }
 
 static gsst_gpu *
-make_ctx(uint32_t split, uint32_t unit, uint32_t sample)
+make_ctx(uint32_t split, uint32_t unit, uint32_t sample, uint32_t flags = 0)
 {
 	gsst_gpu_config cfg;
 	gsst_gpu   *ctx = nullptr;
@@ -243,6 +243,7 @@ make_ctx(uint32_t split, uint32_t unit, uint32_t sample)
 	cfg.split_bytes = split;
 	cfg.unit_bytes = unit;
 	cfg.sample_bytes = sample;
+	cfg.flags = flags;
 	rc = gsst_gpu_init(&cfg, &ctx);
 	if (rc != GSST_GPU_OK)
 	{
@@ -459,9 +460,13 @@ check_host_api(gsst_gpu *ctx, uint32_t split, const batch *b)
 }
 
 static int
-run_checks(const char *dir, uint64_t mb)
+run_checks(const char *dir, uint64_t mb, bool quick)
 {
-	static const uint32_t configs[][2] = {{32768, 8192}, {8192, 4096}, {65536, 16384}};
+	static const uint32_t configs[][3] = {
+		{32768, 8192, 0},
+		{8192, 4096, GSST_GPU_FLAG_THREAD_SPLITS | GSST_GPU_FLAG_DIRECT_VALUES},
+		{65536, 16384, 0},
+	};
 	std::vector<std::string> files;
 
 	{
@@ -479,11 +484,11 @@ run_checks(const char *dir, uint64_t mb)
 		if (ls)
 			pclose(ls);
 	}
-	for (size_t ci = 0; ci < sizeof(configs) / sizeof(configs[0]); ci++)
+	for (size_t ci = 0; ci < (quick ? 2 : sizeof(configs) / sizeof(configs[0])); ci++)
 	{
-		gsst_gpu   *ctx = make_ctx(configs[ci][0], configs[ci][1], 0);
+		gsst_gpu   *ctx = make_ctx(configs[ci][0], configs[ci][1], 0, configs[ci][2]);
 
-		printf("== split %u unit %u\n", configs[ci][0], configs[ci][1]);
+		printf("== split %u unit %u flags %u\n", configs[ci][0], configs[ci][1], configs[ci][2]);
 		for (const std::string &f : files)
 		{
 			batch		b = {};
@@ -498,7 +503,7 @@ run_checks(const char *dir, uint64_t mb)
 		{
 			batch		b = {};
 
-			make_random(&b, 50000);
+			make_random(&b, quick ? 2000 : 50000);
 			check_batch(ctx, configs[ci][0], "random-binary", &b);
 			batch_free(&b);
 		}
@@ -506,7 +511,7 @@ run_checks(const char *dir, uint64_t mb)
 			batch		b = {};
 			static const char *vals[] = {"", "", "a", "", "ab", "abc", "", "hello world", ""};
 
-			for (int rep = 0; rep < 200000; rep++)
+			for (int rep = 0; rep < (quick ? 5000 : 200000); rep++)
 				batch_add(&b, (const uint8_t *) vals[rep % 9], strlen(vals[rep % 9]));
 			check_batch(ctx, configs[ci][0], "empty-mix", &b);
 			batch_free(&b);
@@ -519,6 +524,7 @@ run_checks(const char *dir, uint64_t mb)
 			check_batch(ctx, configs[ci][0], "one-value", &b);
 			batch_free(&b);
 		}
+		if (!quick)
 		{
 			batch		b = {};
 
@@ -558,9 +564,10 @@ struct bench_result
 
 static bench_result
 bench_config(const char *name, const batch *b, const dev_batch *d, uint32_t split, uint32_t unit,
-			 uint32_t sample, int runs, bool cpu_check, std::vector<uint8_t> *ref_tile)
+			 uint32_t sample, int runs, bool cpu_check, std::vector<uint8_t> *ref_tile,
+			 uint32_t flags = 0)
 {
-	gsst_gpu   *ctx = make_ctx(split, unit, sample);
+	gsst_gpu   *ctx = make_ctx(split, unit, sample, flags);
 	size_t		cap = gsst_gpu_tile_bound(b->n, d->raw, split);
 	uint8_t    *d_tile,
 			   *d_out;
@@ -688,9 +695,9 @@ bench_config(const char *name, const batch *b, const dev_batch *d, uint32_t spli
 	r.dec_values = gb / (median(val) / 1e3);
 	r.dec_values_kernel = gb / (median(val_k) / 1e3);
 	r.train_ms = median(train);
-	printf("%-10s split %6u unit %6u | ratio %.3f | encode %7.1f GB/s (kernels %7.1f, %.3f ms, train %.3f ms, "
+	printf("%-10s split %6u unit %6u flags %u | ratio %.3f | encode %7.1f GB/s (kernels %7.1f, %.3f ms, train %.3f ms, "
 		   "min %.3f max %.3f ms) | decode %7.1f GB/s (kernel %7.1f) | values %7.1f GB/s (kernel %7.1f) | extra %llu\n",
-		   name, split, unit, r.ratio, r.enc, r.enc_kernel, median(enc_k), r.train_ms,
+		   name, split, unit, flags, r.ratio, r.enc, r.enc_kernel, median(enc_k), r.train_ms,
 		   *std::min_element(enc.begin(), enc.end()), *std::max_element(enc.begin(), enc.end()),
 		   r.dec, r.dec_kernel, r.dec_values, r.dec_values_kernel, (unsigned long long) r.extra);
 	fflush(stdout);
@@ -770,6 +777,9 @@ run_bench(int argc, char **argv)
 
 		for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
 			bench_config(name, &b, &d, v[i][0], v[i][1], sample, runs, false, &ref);
+		/* the simpler kernels: one thread per split, values written directly */
+		bench_config(name, &b, &d, split, unit, sample, runs, false, &ref,
+					 GSST_GPU_FLAG_THREAD_SPLITS | GSST_GPU_FLAG_DIRECT_VALUES);
 		for (uint32_t s : {4096u, 8192u, 32768u})
 		{
 			bench_result rs = bench_config(name, &b, &d, split, unit, s, 3, false, nullptr);
@@ -786,7 +796,8 @@ int
 main(int argc, char **argv)
 {
 	if (argc >= 3 && !strcmp(argv[1], "check"))
-		return run_checks(argv[2], argc > 3 ? strtoull(argv[3], NULL, 10) : 8);
+		return run_checks(argv[2], argc > 3 ? strtoull(argv[3], NULL, 10) : 8,
+						  argc > 4 && !strcmp(argv[4], "quick"));
 	if (argc >= 4 && !strcmp(argv[1], "bench"))
 		return run_bench(argc, argv);
 	fprintf(stderr, "usage: gpu_bench check DIR [MB] | gpu_bench bench FILE BYTES [options]\n");

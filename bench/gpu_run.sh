@@ -43,10 +43,22 @@ for f in email urls2 uuid; do
 	timeout 50 "$BENCH" bench "$DATA/$f" "$BYTES" --tsv "$TSV" 2>&1 | tee -a "$OUT/bench.log"
 done
 
+echo "== profile (ncu) of the main kernels, 256 MB of l_comment"
+NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+if [ -n "$NCU" ]; then
+	timeout 120 "$NCU" --clock-control none -k regex:'k_encode|k_compact|k_decode_split_warp|k_decode_value_staged' -c 4 \
+		--section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \
+		--section MemoryWorkloadAnalysis --section LaunchStats \
+		"$BENCH" bench "$DATA/l_comment" 268435456 --runs 1 > "$OUT/ncu.txt" 2>&1
+	echo "ncu exit $?"
+	grep -E '^  k_|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy' "$OUT/ncu.txt" | head -40
+fi
+cuobjdump -sass cuda/build/gsst_gpu.o 2>/dev/null | awk '/Function : .*k_encode|Function : .*k_decode_split_warp/{p=1} /Function : .*(k_resolve|k_sample|k_meta|k_unit|k_splits|k_prefix|k_compact|k_decode_value|k_selected|cub)/{p=0} p' | head -20000 > "$OUT/sass.txt"
+
 echo "== compute-sanitizer (memcheck), small check"
-mkdir -p /tmp/gsst_small && for f in l_comment email uuid; do ln -sf "$(realpath "$DATA/$f")" /tmp/gsst_small/$f; done
-timeout 100 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 \
-	"$BENCH" check /tmp/gsst_small 1 > "$OUT/sanitizer.log" 2>&1
+mkdir -p /tmp/gsst_small && for f in l_comment uuid; do ln -sf "$(realpath "$DATA/$f")" /tmp/gsst_small/$f; done
+timeout 120 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 \
+	"$BENCH" check /tmp/gsst_small 1 quick > "$OUT/sanitizer.log" 2>&1
 echo "compute-sanitizer exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/sanitizer.log") clean summaries)"
 grep -m5 -E 'Invalid|ERROR SUMMARY|FAIL' "$OUT/sanitizer.log"
 

@@ -85,7 +85,7 @@ load_shared(void *dst, const void *src, size_t bytes)
 		d[i] = s[i];
 }
 
-__global__ void __launch_bounds__(ENCODE_THREADS)
+__global__ void __launch_bounds__(ENCODE_THREADS, 8)	/* 64 registers, no spills */
 k_encode(gg_encode_args a)
 {
 	__shared__ __align__(16) gg_encoder enc;
@@ -175,6 +175,465 @@ k_selected_len(gg_decode_args a, uint64_t *lens)
 		gg_selected_len(&a, t, lens);
 	else if (t == a.nsel)
 		lens[t] = 0;
+}
+
+/* ---- warp-cooperative decoding ---- */
+
+#define WARP_SPLIT_THREADS 128
+#define SPLIT_STAGE_BYTES 1024	/* per warp; flushed at FLUSH_AT */
+#define SPLIT_FLUSH_AT 512
+#define VALUES_STAGE_BYTES 1024	/* per warp, for 32 values */
+#define FULL_MASK 0xffffffffu
+
+/*
+ * A warp's output stage: bytes for global addresses base + i live in
+ * stg[i]; base is 16-aligned, so flushing writes whole 16-byte chunks,
+ * coalesced, except at the ends of [lo, hi), which are written bytewise.
+ */
+typedef struct warp_stage
+{
+	uint8_t    *stg;
+	uintptr_t	base;
+	uint32_t	fill;
+	uintptr_t	lo,
+				hi;
+} warp_stage;
+
+__device__ __forceinline__ void
+stage_init(warp_stage *o, uint8_t *stg, uintptr_t lo, uintptr_t hi)
+{
+	o->stg = stg;
+	o->lo = lo;
+	o->hi = hi;
+	o->base = lo & ~(uintptr_t) 15;
+	o->fill = (uint32_t) (lo - o->base);
+}
+
+/* write out the full chunks (all of it when final); the caller synced */
+__device__ __forceinline__ void
+stage_flush(warp_stage *o, unsigned lane, bool final)
+{
+	uint32_t	full = o->fill / 16;
+	uint32_t	chunks = final ? (o->fill + 15) / 16 : full;
+
+	for (uint32_t k = lane; k < chunks; k += 32)
+	{
+		uintptr_t	g = o->base + 16 * (uintptr_t) k;
+		uint32_t	n = o->fill - 16 * k < 16 ? o->fill - 16 * k : 16;
+
+		if (n == 16 && g >= o->lo && g + 16 <= o->hi)
+			*(uint4 *) g = *(const uint4 *) (o->stg + 16 * k);
+		else
+			for (uint32_t b = 0; b < n; b++)
+				if (g + b >= o->lo && g + b < o->hi)
+					*(uint8_t *) (g + b) = o->stg[16 * k + b];
+	}
+	if (!final)
+	{
+		uint32_t	rem = o->fill - 16 * full;
+		uint8_t		t;
+
+		__syncwarp();
+		t = lane < rem ? o->stg[16 * full + lane] : 0;
+		__syncwarp();
+		if (lane < rem)
+			o->stg[lane] = t;
+		__syncwarp();
+		o->base += 16 * (uintptr_t) full;
+		o->fill = rem;
+	}
+}
+
+/* copy stored-raw bytes codes[c, c + n) into the stage */
+__device__ __forceinline__ void
+stage_copy_raw(warp_stage *o, const uint8_t *codes, uint64_t c, uint64_t n, unsigned lane)
+{
+	while (n > 0)
+	{
+		uint32_t	w = n < 128 ? (uint32_t) n : 128u;
+
+		for (uint32_t b = 4 * lane; b < 4 * lane + 4 && b < w; b++)
+			o->stg[o->fill + b] = codes[c + b];
+		o->fill += w;
+		c += w;
+		n -= w;
+		__syncwarp();
+		if (o->fill >= SPLIT_FLUSH_AT)
+			stage_flush(o, lane, false);
+	}
+}
+
+/*
+ * Decode the code run [c, c_end) of consecutive encoded values into the
+ * stage, 32 codes per step: each lane takes one code byte, escapes are
+ * found with a ballot, output offsets come from a warp prefix sum, and each
+ * lane drops its symbol into the stage.  Lanes 1..k-1 hold the starts of
+ * the run's later values (vc0, vr0): each must fall on a code start and
+ * where the output has exactly reached its raw offset.  Returns a
+ * gsst_status (warp-uniform).
+ */
+__device__ __forceinline__ int
+warp_decode_run(const gg_decoder *dec, const uint8_t *codes, warp_stage *o, uint64_t c,
+				uint64_t c_end, uint64_t expect, uint64_t r, unsigned k, uint64_t vc0,
+				uint64_t vr0, unsigned lane)
+{
+	uint64_t	produced = 0;
+	uint32_t	carry = 0;		/* the next byte is an escaped literal */
+
+	while (c < c_end)
+	{
+		uint32_t	w = c_end - c < 32 ? (uint32_t) (c_end - c) : 32u;
+		bool		in = lane < w;
+		uint32_t	byte = in ? __ldg(codes + c + lane) : 0;
+		uint32_t	esc_mask = __ballot_sync(FULL_MASK, in && byte == GSST_ESCAPE);
+		uint32_t	lit_mask = 0;
+		uint32_t	len,
+					incl,
+					total,
+					excl,
+					src,
+					ex_src;
+		uint64_t	sym;
+		bool		is_lit,
+					is_esc,
+					check;
+
+		if (esc_mask | carry)
+		{
+			/* which bytes are literals: rare in text, so a plain scan */
+			uint32_t	lit = carry;
+
+			for (uint32_t i = 0; i < w; i++)
+			{
+				if (lit)
+				{
+					lit_mask |= 1u << i;
+					lit = 0;
+				}
+				else if ((esc_mask >> i) & 1)
+					lit = 1;
+			}
+			carry = lit;
+		}
+		is_lit = (lit_mask >> lane) & 1;
+		is_esc = ((esc_mask >> lane) & 1) && !is_lit;
+		if (!in || is_esc)
+		{
+			len = 0;
+			sym = 0;
+		}
+		else if (is_lit)
+		{
+			len = 1;
+			sym = byte;
+		}
+		else
+		{
+			len = dec->len[byte];
+			sym = dec->symbol[byte];
+		}
+		if (__ballot_sync(FULL_MASK, in && !is_lit && !is_esc && len == 0))
+			return GSST_ERR_BAD_CODE;
+		incl = len;
+		for (uint32_t d = 1; d < 32; d <<= 1)
+		{
+			uint32_t	t = __shfl_up_sync(FULL_MASK, incl, d);
+
+			if (lane >= d)
+				incl += t;
+		}
+		total = __shfl_sync(FULL_MASK, incl, 31);
+		excl = incl - len;
+		if (produced + total > expect)
+			return GSST_ERR_LENGTH;
+		/* value starts inside this step */
+		check = lane >= 1 && lane < k && vc0 >= c && vc0 < c + w;
+		src = check ? (uint32_t) (vc0 - c) : 0;
+		ex_src = __shfl_sync(FULL_MASK, excl, src);
+		if (__ballot_sync(FULL_MASK, check && (((lit_mask >> src) & 1) ||
+											   r + produced + ex_src != vr0)))
+			return GSST_ERR_LENGTH;
+		for (uint32_t b = 0; b < len; b++)
+			o->stg[o->fill + excl + b] = (uint8_t) (sym >> (8 * b));
+		o->fill += total;
+		produced += total;
+		c += w;
+		__syncwarp();
+		if (o->fill >= SPLIT_FLUSH_AT)
+			stage_flush(o, lane, false);
+	}
+	if (carry)
+		return GSST_ERR_DANGLING_ESCAPE;
+	return produced == expect ? GSST_OK : GSST_ERR_LENGTH;
+}
+
+/*
+ * One warp decodes split s (same result and checks as gg_decode_split):
+ * each round loads the offsets of the next 32 values, one per lane, and
+ * either copies a stored-raw value or decodes the longest run of encoded
+ * values as one code stream.
+ */
+__device__ __forceinline__ void
+warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, uint8_t *stg,
+				  unsigned lane)
+{
+	uint32_t	W = a->width;
+	const uint8_t *e0 = a->splits + s * 3 * W;
+	const uint8_t *e1 = e0 + 3 * W;
+	uint64_t	v = gg_read_entry(e0, 0, W),
+				c = gg_read_entry(e0, 1, W),
+				r = gg_read_entry(e0, 2, W);
+	uint64_t	c1 = gg_read_entry(e1, 1, W),
+				r1 = gg_read_entry(e1, 2, W),
+				v1 = gg_read_entry(e1, 0, W);
+	warp_stage	o;
+	int			rc = GSST_OK;
+
+	if (!(v <= v1 && v1 <= a->n && c <= c1 && c1 <= a->code_bytes && r <= r1 &&
+		  r1 <= a->raw_bytes))
+	{
+		if (lane == 0)
+			gg_set_error(a->err, GSST_ERR_OFFSET, 1, s);
+		return;
+	}
+	stage_init(&o, stg, (uintptr_t) a->out + r, (uintptr_t) a->out + r1);
+	while (r < r1 || c < c1)
+	{
+		uint64_t	vv = v + lane;
+		uint64_t	vc0 = 0,
+					vr0 = 0,
+					vc1,
+					vr1,
+					cs,
+					rs,
+					ce,
+					re;
+		bool		exists = vv < a->n;
+		uint32_t	m_stop,
+					m_end,
+					m_bad,
+					m_raw,
+					brk;
+		unsigned	k;
+
+		if (v >= a->n)
+		{
+			rc = GSST_ERR_OFFSET;
+			break;
+		}
+		if (vv <= a->n)
+		{
+			vc0 = gg_read_entry(a->comp, vv, W);
+			vr0 = gg_read_entry(a->raw, vv, W);
+		}
+		vc1 = __shfl_down_sync(FULL_MASK, vc0, 1);
+		vr1 = __shfl_down_sync(FULL_MASK, vr0, 1);
+		if (lane == 31 && vv + 1 <= a->n)
+		{
+			vc1 = gg_read_entry(a->comp, vv + 1, W);
+			vr1 = gg_read_entry(a->raw, vv + 1, W);
+		}
+		cs = lane == 0 ? c : vc0;
+		rs = lane == 0 ? r : vr0;
+		ce = vc1 < c1 ? vc1 : c1;
+		re = vr1 < r1 ? vr1 : r1;
+		m_bad = __ballot_sync(FULL_MASK, exists && (vc1 < vc0 || vr1 < vr0 ||
+													vc1 - vc0 > vr1 - vr0 || cs > ce || rs > re));
+		/* stored raw; empty values need no copy and do not break a run */
+		m_raw = __ballot_sync(FULL_MASK, exists && vc1 - vc0 == vr1 - vr0 && vr1 > vr0);
+		m_end = __ballot_sync(FULL_MASK, exists && (vc1 > c1 || vr1 > r1));
+		/* values the split loop would not reach (or that do not exist) */
+		m_stop = __ballot_sync(FULL_MASK, lane > 0 && !(exists && (vr0 < r1 || vc0 < c1)));
+		if (m_bad & 1)
+		{
+			rc = GSST_ERR_OFFSET;
+			break;
+		}
+		if (m_raw & 1)
+		{
+			uint64_t	ce0 = __shfl_sync(FULL_MASK, ce, 0);
+			uint64_t	re0 = __shfl_sync(FULL_MASK, re, 0);
+
+			if (ce0 - c != re0 - r)
+			{
+				rc = GSST_ERR_LENGTH;
+				break;
+			}
+			stage_copy_raw(&o, a->codes, c, ce0 - c, lane);
+			if (m_end & 1)
+				break;
+			c = __shfl_sync(FULL_MASK, vc1, 0);
+			r = __shfl_sync(FULL_MASK, vr1, 0);
+			v++;
+			continue;
+		}
+		brk = (m_stop | m_raw | m_bad) & ~1u;
+		k = brk ? (unsigned) __ffs(brk) - 1 : 32u;
+		if (m_end && (unsigned) __ffs(m_end) < k)
+			k = (unsigned) __ffs(m_end);
+		{
+			uint64_t	c_end = __shfl_sync(FULL_MASK, ce, k - 1);
+			uint64_t	r_end = __shfl_sync(FULL_MASK, re, k - 1);
+
+			rc = warp_decode_run(dec, a->codes, &o, c, c_end, r_end - r, r, k, vc0, vr0, lane);
+			if (rc != GSST_OK || ((m_end >> (k - 1)) & 1))
+				break;
+			c = c_end;
+			r = r_end;
+			v += k;
+		}
+	}
+	if (rc != GSST_OK)
+	{
+		if (lane == 0)
+			gg_set_error(a->err, rc, 1, s);
+		return;
+	}
+	__syncwarp();
+	stage_flush(&o, lane, true);
+}
+
+__global__ void __launch_bounds__(WARP_SPLIT_THREADS)
+k_decode_split_warp(gg_decode_args a, const gg_decoder *dec_global)
+{
+	__shared__ __align__(16) gg_decoder dec;
+	__shared__ __align__(16) uint8_t stage[WARP_SPLIT_THREADS / 32][SPLIT_STAGE_BYTES];
+	unsigned	warp = threadIdx.x / 32;
+	uint64_t	s = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
+
+	load_shared(&dec, dec_global, sizeof(gg_decoder));
+	__syncthreads();
+	if (s < a.nsplits)
+		warp_decode_split(&dec, &a, s, stage[warp], threadIdx.x % 32);
+}
+
+/*
+ * decode_values, all values: each thread still decodes one value on its
+ * own (FSST random access), but into its warp's shared-memory stage, at
+ * the value's place among the warp's 32 consecutive values; the warp then
+ * writes the stage out with coalesced 16-byte stores.  Warps whose values
+ * do not fit the stage write directly.
+ */
+__global__ void __launch_bounds__(DECODE_VALUE_THREADS)
+k_decode_value_staged(gg_decode_args a, const gg_decoder *dec_global, uint64_t count)
+{
+	__shared__ __align__(16) gg_decoder dec;
+	__shared__ __align__(16) uint8_t stage[DECODE_VALUE_THREADS / 32][VALUES_STAGE_BYTES];
+	unsigned	lane = threadIdx.x % 32;
+	uint8_t    *stg = stage[threadIdx.x / 32];
+	uint64_t	first = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) & ~(uint64_t) 31;
+	uint64_t	t = first + lane;
+	uint64_t	last,
+				r_first,
+				r_last;
+	uintptr_t	base,
+				head;
+	uint32_t	W = a.width;
+
+	load_shared(&dec, dec_global, sizeof(gg_decoder));
+	__syncthreads();
+	if (first >= count)
+		return;
+	last = first + 32 < count ? first + 32 : count;
+	r_first = gg_read_entry(a.raw, first, W);
+	r_last = gg_read_entry(a.raw, last, W);
+	base = ((uintptr_t) a.out + r_first) & ~(uintptr_t) 15;
+	head = (uintptr_t) a.out + r_first - base;
+	if (r_last < r_first || r_last > a.out_cap || r_last - r_first + head > VALUES_STAGE_BYTES)
+	{
+		if (t < count)
+			gg_decode_value(&dec, &a, t);
+		return;
+	}
+	if (t < count)
+	{
+		uint64_t	vc0 = gg_read_entry(a.comp, t, W),
+					vc1 = gg_read_entry(a.comp, t + 1, W),
+					vr0 = gg_read_entry(a.raw, t, W),
+					vr1 = gg_read_entry(a.raw, t + 1, W);
+		int			rc = GSST_OK;
+
+		if (vc1 < vc0 || vr1 < vr0 || vc1 - vc0 > vr1 - vr0 || vc1 > a.code_bytes ||
+			vr0 < r_first || vr1 > r_last)
+			rc = GSST_ERR_OFFSET;
+		else if (vr1 > vr0)
+		{
+			uint8_t    *dst = stg + head + (vr0 - r_first);
+			gg_in		in;
+			uint64_t	c = vc0,
+						produced = 0,
+						nout = vr1 - vr0;
+
+			in.lo = (uintptr_t) a.codes;
+			in.hi = (uintptr_t) a.codes + a.code_bytes;
+			gg_in_seek(&in, in.lo + vc0);
+			if (vc1 - vc0 == nout)
+			{
+				for (; c < vc1; c++)
+				{
+					dst[c - vc0] = (uint8_t) gg_in_peek(&in, in.lo + c);
+					gg_in_advance(&in, in.lo + c + 1);
+				}
+			}
+			else
+				while (c < vc1)
+				{
+					uint64_t	word = gg_in_peek(&in, in.lo + c);
+					unsigned	code = (unsigned) (word & 0xFF);
+					uint64_t	sym;
+					unsigned	len,
+								adv;
+
+					if (code == GSST_ESCAPE)
+					{
+						if (vc1 - c < 2)
+						{
+							rc = GSST_ERR_DANGLING_ESCAPE;
+							break;
+						}
+						sym = (word >> 8) & 0xFF;
+						len = 1;
+						adv = 2;
+					}
+					else
+					{
+						len = dec.len[code];
+						sym = dec.symbol[code];
+						adv = 1;
+						if (len == 0)
+						{
+							rc = GSST_ERR_BAD_CODE;
+							break;
+						}
+					}
+					if (produced + len > nout)
+					{
+						rc = GSST_ERR_LENGTH;
+						break;
+					}
+					for (unsigned b = 0; b < len; b++)
+						dst[produced + b] = (uint8_t) (sym >> (8 * b));
+					produced += len;
+					c += adv;
+					gg_in_advance(&in, in.lo + c);
+				}
+			if (rc == GSST_OK && vc1 - vc0 != nout && produced != nout)
+				rc = GSST_ERR_LENGTH;
+		}
+		if (rc != GSST_OK)
+			gg_set_error(a.err, rc, 2, t);
+	}
+	__syncwarp();
+	{
+		warp_stage	o;
+
+		o.stg = stg;
+		o.base = base;
+		o.fill = (uint32_t) (head + (r_last - r_first));
+		o.lo = (uintptr_t) a.out + r_first;
+		o.hi = (uintptr_t) a.out + r_last;
+		stage_flush(&o, lane, true);
+	}
 }
 
 /* ---- context ---- */
@@ -905,13 +1364,19 @@ gsst_gpu_decode_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len, void 
 						 out_cap, (unsigned long long) a.raw_bytes);
 	a.out = (uint8_t *) d_out;
 	a.out_cap = out_cap;
-	if (a.nsplits > (uint64_t) INT32_MAX * DECODE_SPLIT_THREADS)
+	if (a.nsplits > (uint64_t) INT32_MAX * (WARP_SPLIT_THREADS / 32))
 		return set_error(ctx, GSST_GPU_ERR_LIMIT, "decode: too many splits");
 	CU(cudaEventRecord(ctx->ev_kernel, ctx->stream));
-	if (a.nsplits > 0)
+	if (a.nsplits > 0 && (ctx->cfg.flags & GSST_GPU_FLAG_THREAD_SPLITS))
 	{
 		k_decode_split<<<blocks_for(a.nsplits, DECODE_SPLIT_THREADS), DECODE_SPLIT_THREADS, 0,
 			ctx->stream>>>(a, ctx->d_dec);
+		CU_LAUNCH("decode kernel");
+	}
+	else if (a.nsplits > 0)
+	{
+		k_decode_split_warp<<<blocks_for(a.nsplits * 32, WARP_SPLIT_THREADS), WARP_SPLIT_THREADS,
+			0, ctx->stream>>>(a, ctx->d_dec);
 		CU_LAUNCH("decode kernel");
 	}
 	rc = finish_decode(ctx);
@@ -981,8 +1446,12 @@ gsst_gpu_decode_values_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len
 	{
 		if (count > (uint64_t) INT32_MAX * DECODE_VALUE_THREADS)
 			return set_error(ctx, GSST_GPU_ERR_LIMIT, "decode_values: too many values");
-		k_decode_value<<<blocks_for(count, DECODE_VALUE_THREADS), DECODE_VALUE_THREADS, 0,
-			ctx->stream>>>(a, ctx->d_dec, count);
+		if (d_indices == NULL && !(ctx->cfg.flags & GSST_GPU_FLAG_DIRECT_VALUES))
+			k_decode_value_staged<<<blocks_for(count, DECODE_VALUE_THREADS), DECODE_VALUE_THREADS,
+				0, ctx->stream>>>(a, ctx->d_dec, count);
+		else
+			k_decode_value<<<blocks_for(count, DECODE_VALUE_THREADS), DECODE_VALUE_THREADS, 0,
+				ctx->stream>>>(a, ctx->d_dec, count);
 		CU_LAUNCH("decode values kernel");
 	}
 	return finish_decode(ctx);

@@ -55,7 +55,16 @@ typedef struct gsst_gpu_config
 	uint32_t	sample_bytes;	/* training sample; 0 = default, max 32 KiB */
 	size_t		max_device_bytes;	/* cap on the library's own device memory
 									 * (workspace + staging); 0 = no cap */
+	uint32_t	flags;			/* GSST_GPU_FLAG_*, for benchmarks */
 } gsst_gpu_config;
+
+/* Kernel choices (the defaults are the fastest measured). */
+#define GSST_GPU_FLAG_THREAD_SPLITS  1u	/* decode: one thread per split
+										 * instead of one warp per split */
+#define GSST_GPU_FLAG_DIRECT_VALUES  2u	/* decode_values: each thread writes
+										 * its value straight to memory
+										 * instead of through a warp's
+										 * shared-memory stage */
 
 typedef struct gsst_gpu_info
 {
