@@ -386,17 +386,50 @@ sort_candidates(candidate *c, size_t n, candidate *scratch, int canonical)
 }
 
 /*
- * A quickselect by the full order (candidates are distinct), so that the
- * kept set does not depend on the order the candidates come in.
+ * Gain classes for a histogram: exact below GAIN_EXACT, then by 4096s
+ * (gains are below 2^22, see candidate).
+ */
+#define GAIN_EXACT		4096
+#define GAIN_CLASSES	(GAIN_EXACT + (1 << 22) / 4096)
+
+GSST_INLINE uint32_t
+gain_class(uint32_t gain)
+{
+	if (gain < GAIN_EXACT)
+		return gain;
+	return gain < (1u << 22) ? GAIN_EXACT + (gain >> 12) : GAIN_CLASSES - 1;
+}
+
+/*
+ * Move the STRONGEST_KEPT strongest candidates (by the full order: the
+ * candidates are distinct, so the kept set does not depend on the order
+ * they come in) to the front; returns how many are kept.  A histogram of
+ * gain classes first finds the class of the weakest kept one, and only
+ * candidates of that class or above, usually a few more than kept, go
+ * through the quickselect.
  */
 static size_t
 keep_strongest(candidate *c, size_t n)
 {
+	uint32_t	histogram[GAIN_CLASSES + 1];
 	size_t		lo = 0,
-				hi = n;
+				hi,
+				above = 0;
+	uint32_t	cut;
 
 	if (n <= STRONGEST_KEPT)
 		return n;
+	memset(histogram, 0, sizeof(histogram));
+	for (size_t k = 0; k < n; k++)
+		histogram[gain_class(c[k].gain)]++;
+	for (cut = GAIN_CLASSES; above + histogram[cut] < STRONGEST_KEPT; cut--)
+		above += histogram[cut];
+	hi = 0;
+	for (size_t k = 0; k < n; k++)
+	{
+		c[hi] = c[k];
+		hi += gain_class(c[k].gain) >= cut;
+	}
 	/* invariant: [0, lo) are all kept, [hi, n) are all dropped */
 	while (hi - lo > 1)
 	{
@@ -497,9 +530,10 @@ select_table(train_work *w, gsst_table *next, size_t ncandidates, double gain_sc
  */
 static size_t
 gather_candidates(train_work *w, const gsst_table *current, size_t ntouched,
-				  int extend)
+				  int extend, double gain_scale)
 {
-	size_t		nused = 0;
+	size_t		nused = 0,
+				nkept = 0;
 
 	for (unsigned token = 0; token < NTOKENS; token++)
 	{
@@ -532,15 +566,20 @@ gather_candidates(train_work *w, const gsst_table *current, size_t ntouched,
 		nused = add_candidate(w, nused, sym1 | sym2 << (8 * len1), len1 + len2,
 							  count * (len1 + len2));
 	}
-	/* move the candidates out and free their slots for the next round */
+	/*
+	 * Move the candidates out and free their slots for the next round.
+	 * Those too rare to pay for their table bytes (select_table's test)
+	 * are dropped here, which leaves far fewer to rank.
+	 */
 	for (size_t i = 0; i < nused; i++)
 	{
 		candidate  *c = &w->slots[w->used_slots[i]];
 
-		w->ranked[i] = *c;
+		w->ranked[nkept] = *c;
+		nkept += (double) c->gain * gain_scale >= 2.0 * c->len;
 		c->len = 0;
 	}
-	return nused;
+	return nkept;
 }
 
 /* Set (or, with clear, reset) the 2-byte symbols of t in pair_code_plus_one. */
@@ -605,7 +644,8 @@ gsst_train(gsst_table *table, const uint8_t *const *values, const size_t *lens,
 		mark_pairs(w, &current, 1);		/* the work buffer stays zeroed */
 		if (generation == GENERATIONS)
 			break;
-		ncandidates = gather_candidates(w, &current, ntouched, generation < GENERATIONS - 1);
+		ncandidates = gather_candidates(w, &current, ntouched, generation < GENERATIONS - 1,
+										gain_scale);
 		select_table(w, &current, ncandidates, gain_scale);
 	}
 	return GSST_OK;
