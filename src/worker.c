@@ -1,0 +1,1085 @@
+/*
+ * worker.c - the gsst background worker and its request protocol.
+ *
+ * A static background worker (started from shared_preload_libraries, no
+ * database connection) encodes batches of values for the bulk paths.  It
+ * dlopen()s gsst_gpu.so once it runs, so that neither the postmaster nor any
+ * backend ever initialises CUDA (which does not survive fork()).
+ *
+ * Protocol.  Shared memory holds a ring of request slots.  A backend puts a
+ * batch into a DSM segment of its own, takes a free slot (SUBMITTED) and sets
+ * the worker's latch.  The worker marks the slot RUNNING, attaches the
+ * segment, writes one tile per column into it and marks the slot DONE or
+ * FAILED, then sets the backend's latch.  The backend waits with a timeout,
+ * handling interrupts, and frees the slot when it has read the answer.
+ *
+ * Nothing leaks and nothing is half applied:
+ *	- the backend owns the segment through its resource owner; whenever it
+ *	  detaches (after reading the answer, on error or cancel, at exit), a
+ *	  detach callback gives the slot up: a RUNNING slot becomes ABANDONED and
+ *	  the worker frees it when it is done, so the segment dies with the
+ *	  worker's own detach;
+ *	- a backend that times out gives the slot up the same way and encodes
+ *	  the batch itself;
+ *	- a worker that exits fails every slot it has not answered, so waiting
+ *	  backends fall back at once; the postmaster starts it again;
+ *	- results are used only when the slot says DONE; a tile that does not
+ *	  match its batch is thrown away and the batch encoded on the CPU.
+ */
+#include "worker.h"
+
+#include <dlfcn.h>
+
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "postmaster/bgworker.h"
+#include "postmaster/interrupt.h"
+#include "storage/dsm.h"
+#include "storage/ipc.h"
+#include "storage/latch.h"
+#include "storage/lwlock.h"
+#include "storage/proc.h"
+#include "storage/shmem.h"
+#include "tcop/tcopprot.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+#include "utils/timestamp.h"
+
+#include "../cuda/gsst_gpu.h"
+
+#define GSST_WORKER_SLOTS		16
+#define GSST_REQUEST_MAGIC		0x51525347u	/* "GSRQ" */
+#define GSST_WORKER_LOCK_NAME	"gsst worker"
+#define GSST_ERROR_LEN			256
+
+/* GUCs */
+bool		gsst_gpu_enabled = true;
+int			gsst_gpu_device = 0;
+int			gsst_batch_bytes = 16 * 1024 * 1024;
+int			gsst_worker_timeout_ms = 60 * 1000;
+static char *gsst_gpu_library = NULL;
+static bool gsst_worker_cpu = false;
+static int	gsst_worker_delay_ms = 0;
+
+typedef enum SlotState
+{
+	SLOT_FREE = 0,
+	SLOT_SUBMITTED,				/* waiting for the worker */
+	SLOT_RUNNING,				/* the worker has it */
+	SLOT_DONE,					/* answered: tiles are in the segment */
+	SLOT_FAILED,				/* answered: encode on the CPU */
+	SLOT_ABANDONED				/* the backend left; the worker frees it */
+} SlotState;
+
+typedef struct RequestSlot
+{
+	SlotState	state;
+	uint64		request_id;
+	dsm_handle	handle;
+	int			backend_procno;
+	pid_t		backend_pid;
+} RequestSlot;
+
+typedef struct WorkerShared
+{
+	LWLock	   *lock;
+	pid_t		worker_pid;		/* 0 while no worker runs */
+	int			worker_procno;
+	bool		accepting;		/* takes requests (GPU ready, or CPU mode) */
+	bool		gpu_ready;
+	int			starts;
+	TimestampTz started_at;
+	uint64		next_request_id;
+	char		device[GSST_ERROR_LEN];
+	char		library[MAXPGPATH];
+	char		last_error[GSST_ERROR_LEN];
+	uint64		gpu_batches;
+	uint64		cpu_batches;
+	uint64		failed_batches;
+	uint64		abandoned_batches;
+	uint64		backend_fallbacks;
+	uint64		bytes_in;
+	uint64		bytes_out;
+	uint64		errors;
+	RequestSlot slots[GSST_WORKER_SLOTS];
+} WorkerShared;
+
+/* One column of a request, as laid out in the segment. */
+typedef struct RequestPart
+{
+	uint64		nvalues;
+	uint64		raw_bytes;
+	uint64		table_off;
+	uint64		table_len;
+	uint64		offsets_off;	/* nvalues + 1 uint64, starting at 0 */
+	uint64		data_off;
+	uint64		tile_off;
+	uint64		tile_cap;
+	uint64		tile_len;		/* written by the worker */
+	int32		column;			/* index into the batch's columns */
+	int32		pad;
+} RequestPart;
+
+typedef struct RequestHeader
+{
+	uint32		magic;
+	uint32		nparts;
+	uint64		request_id;
+	int32		status;			/* written by the worker: 0 = tiles are good */
+	bool		on_gpu;
+	char		error[GSST_ERROR_LEN];
+	RequestPart parts[FLEXIBLE_ARRAY_MEMBER];
+} RequestHeader;
+
+struct GsstRequest
+{
+	int			slot;			/* -1 once given up */
+	uint64		request_id;
+	dsm_segment *seg;
+	TimestampTz submitted;
+};
+
+static WorkerShared *shared = NULL;
+
+#if PG_VERSION_NUM >= 150000
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+#endif
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+/* ---- shared memory ---- */
+
+static void
+gsst_shmem_request(void)
+{
+#if PG_VERSION_NUM >= 150000
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+#endif
+	RequestAddinShmemSpace(MAXALIGN(sizeof(WorkerShared)));
+	RequestNamedLWLockTranche(GSST_WORKER_LOCK_NAME, 1);
+}
+
+static void
+gsst_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	shared = ShmemInitStruct("gsst worker", sizeof(WorkerShared), &found);
+	if (!found)
+	{
+		memset(shared, 0, sizeof(WorkerShared));
+		shared->lock = &(GetNamedLWLockTranche(GSST_WORKER_LOCK_NAME))->lock;
+		shared->worker_procno = -1;
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/* ---- GUCs and registration (from _PG_init) ---- */
+
+void
+gsst_worker_init(void)
+{
+	BackgroundWorker bgw;
+
+	DefineCustomBoolVariable("gsst.gpu",
+							 "Sends the batches of bulk paths to the gsst worker, which encodes them on the GPU.",
+							 "Off: bulk paths encode in the backend, on the CPU.  In the server's configuration, off also keeps the worker from initialising CUDA.",
+							 &gsst_gpu_enabled,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("gsst.gpu_device",
+							"CUDA device the gsst worker encodes on.",
+							NULL,
+							&gsst_gpu_device,
+							0, 0, 1024,
+							PGC_SIGHUP,
+							0,
+							NULL, NULL, NULL);
+	DefineCustomStringVariable("gsst.gpu_library",
+							   "Path of the GPU library the gsst worker loads.",
+							   "$libdir stands for the package library directory.",
+							   &gsst_gpu_library,
+							   "$libdir/gsst_gpu.so",
+							   PGC_SIGHUP,
+							   GUC_SUPERUSER_ONLY,
+							   NULL, NULL, NULL);
+	DefineCustomIntVariable("gsst.batch_bytes",
+							"Bytes of text a bulk path gathers into one batch.",
+							NULL,
+							&gsst_batch_bytes,
+							16 * 1024 * 1024, 64 * 1024, 512 * 1024 * 1024,
+							PGC_USERSET,
+							GUC_UNIT_BYTE,
+							NULL, NULL, NULL);
+	DefineCustomIntVariable("gsst.worker_timeout",
+							"How long a backend waits for the gsst worker before it encodes a batch itself.",
+							NULL,
+							&gsst_worker_timeout_ms,
+							60 * 1000, 10, INT_MAX,
+							PGC_USERSET,
+							GUC_UNIT_MS,
+							NULL, NULL, NULL);
+	DefineCustomBoolVariable("gsst.worker_cpu",
+							 "Lets the gsst worker encode batches on its own CPU when it has no GPU.",
+							 "The backend then reads and writes while the worker encodes; used by the tests.",
+							 &gsst_worker_cpu,
+							 false,
+							 PGC_SIGHUP,
+							 0,
+							 NULL, NULL, NULL);
+	DefineCustomIntVariable("gsst.worker_delay",
+							"Milliseconds the gsst worker waits before it answers a batch (for tests).",
+							NULL,
+							&gsst_worker_delay_ms,
+							0, 0, 600 * 1000,
+							PGC_SIGHUP,
+							GUC_UNIT_MS | GUC_NOT_IN_SAMPLE,
+							NULL, NULL, NULL);
+
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+
+#if PG_VERSION_NUM >= 150000
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = gsst_shmem_request;
+#else
+	gsst_shmem_request();
+#endif
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = gsst_shmem_startup;
+
+	memset(&bgw, 0, sizeof(bgw));
+	bgw.bgw_flags = BGWORKER_SHMEM_ACCESS;
+	bgw.bgw_start_time = BgWorkerStart_PostmasterStart;
+	bgw.bgw_restart_time = 1;
+	snprintf(bgw.bgw_library_name, BGW_MAXLEN, "gsst");
+	snprintf(bgw.bgw_function_name, BGW_MAXLEN, "gsst_worker_main");
+	snprintf(bgw.bgw_name, BGW_MAXLEN, "gsst worker");
+	snprintf(bgw.bgw_type, BGW_MAXLEN, "gsst worker");
+	RegisterBackgroundWorker(&bgw);
+}
+
+/* ---- backend side ---- */
+
+static inline uint64
+align16(uint64 n)
+{
+	return (n + 15) & ~(uint64) 15;
+}
+
+static void
+wake_worker(void)
+{
+	int			procno = shared->worker_procno;
+
+	if (procno >= 0)
+		SetLatch(&ProcGlobal->allProcs[procno].procLatch);
+}
+
+/*
+ * The segment is going away (answer read, error, cancel, exit): give the
+ * slot up if it is still ours.
+ */
+static void
+request_detach_callback(dsm_segment *seg, Datum arg)
+{
+	GsstRequest *req = (GsstRequest *) DatumGetPointer(arg);
+
+	if (req->slot >= 0 && shared != NULL)
+	{
+		RequestSlot *slot = &shared->slots[req->slot];
+
+		LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+		if (slot->request_id == req->request_id && slot->backend_pid == MyProcPid &&
+			slot->state != SLOT_FREE)
+		{
+			if (slot->state == SLOT_RUNNING)
+			{
+				slot->state = SLOT_ABANDONED;
+				shared->abandoned_batches++;
+			}
+			else
+				slot->state = SLOT_FREE;
+		}
+		LWLockRelease(shared->lock);
+		req->slot = -1;
+	}
+	pfree(req);
+}
+
+void
+gsst_worker_count_fallback(void)
+{
+	if (shared == NULL)
+		return;
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	shared->backend_fallbacks++;
+	LWLockRelease(shared->lock);
+}
+
+/*
+ * Hand a batch to the worker.  Returns NULL when the worker cannot take it
+ * now (none running, no GPU, no free slot, no segment): then the caller
+ * encodes on the CPU.  Never waits.
+ */
+GsstRequest *
+gsst_request_submit(GsstBatch *batch)
+{
+	Size		size;
+	int			nparts = 0;
+	dsm_segment *seg;
+	RequestHeader *hdr;
+	char	   *base;
+	uint64		at;
+	GsstRequest *req;
+	int			slotno = -1;
+
+	if (!gsst_gpu_enabled || shared == NULL)
+		return NULL;
+	/* unlocked peek; the decision is made again under the lock */
+	if (shared->worker_pid == 0 || !shared->accepting)
+		return NULL;
+
+	/* lay the segment out */
+	at = align16(offsetof(RequestHeader, parts) + sizeof(RequestPart) * batch->ncolumns);
+	for (int c = 0; c < batch->ncolumns; c++)
+	{
+		GsstBatchColumn *col = &batch->columns[c];
+
+		if (col->table_id == 0 || col->nvalues == 0)
+			continue;
+		nparts++;
+		at = align16(at + col->table_len);
+		at = align16(at + sizeof(uint64) * (col->nvalues + 1));
+		at = align16(at + col->len);
+		at = align16(at + gsst_tile_bound(col->nvalues, col->len,
+										  GSST_DEFAULT_SPLIT_BYTES));
+	}
+	if (nparts == 0)
+		return NULL;
+	size = at;
+
+	seg = dsm_create(size, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+	if (seg == NULL)
+		return NULL;
+	req = MemoryContextAllocZero(TopMemoryContext, sizeof(GsstRequest));
+	req->slot = -1;
+	req->seg = seg;
+	on_dsm_detach(seg, request_detach_callback, PointerGetDatum(req));
+
+	base = dsm_segment_address(seg);
+	hdr = (RequestHeader *) base;
+	memset(hdr, 0, offsetof(RequestHeader, parts));
+	hdr->magic = GSST_REQUEST_MAGIC;
+	hdr->nparts = nparts;
+	hdr->status = -1;
+	at = align16(offsetof(RequestHeader, parts) + sizeof(RequestPart) * batch->ncolumns);
+	nparts = 0;
+	for (int c = 0; c < batch->ncolumns; c++)
+	{
+		GsstBatchColumn *col = &batch->columns[c];
+		RequestPart *part;
+
+		if (col->table_id == 0 || col->nvalues == 0)
+			continue;
+		part = &hdr->parts[nparts++];
+		memset(part, 0, sizeof(RequestPart));
+		part->column = c;
+		part->nvalues = col->nvalues;
+		part->raw_bytes = col->len;
+		part->table_off = at;
+		part->table_len = col->table_len;
+		memcpy(base + at, col->table_bytes, col->table_len);
+		at = align16(at + col->table_len);
+		part->offsets_off = at;
+		memcpy(base + at, col->offsets, sizeof(uint64) * (col->nvalues + 1));
+		at = align16(at + sizeof(uint64) * (col->nvalues + 1));
+		part->data_off = at;
+		memcpy(base + at, col->data, col->len);
+		at = align16(at + col->len);
+		part->tile_off = at;
+		part->tile_cap = gsst_tile_bound(col->nvalues, col->len,
+										 GSST_DEFAULT_SPLIT_BYTES);
+		at = align16(at + part->tile_cap);
+	}
+
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	if (shared->worker_pid != 0 && shared->accepting)
+	{
+		for (int i = 0; i < GSST_WORKER_SLOTS; i++)
+		{
+			if (shared->slots[i].state == SLOT_FREE)
+			{
+				slotno = i;
+				break;
+			}
+		}
+	}
+	if (slotno >= 0)
+	{
+		RequestSlot *slot = &shared->slots[slotno];
+
+		slot->request_id = ++shared->next_request_id;
+		slot->handle = dsm_segment_handle(seg);
+		slot->backend_procno = MyProc->pgprocno;
+		slot->backend_pid = MyProcPid;
+		/* the worker checks the id before it trusts the segment */
+		hdr->request_id = slot->request_id;
+		pg_write_barrier();
+		slot->state = SLOT_SUBMITTED;
+		req->slot = slotno;
+		req->request_id = slot->request_id;
+	}
+	LWLockRelease(shared->lock);
+
+	if (slotno < 0)
+	{
+		dsm_detach(seg);		/* frees req */
+		return NULL;
+	}
+	req->submitted = GetCurrentTimestamp();
+	wake_worker();
+	return req;
+}
+
+/* Give the slot up (the answer is read, or we stop waiting). */
+static void
+give_up_slot(GsstRequest *req)
+{
+	RequestSlot *slot;
+
+	if (req->slot < 0)
+		return;
+	slot = &shared->slots[req->slot];
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	if (slot->request_id == req->request_id && slot->backend_pid == MyProcPid)
+	{
+		if (slot->state == SLOT_RUNNING)
+		{
+			slot->state = SLOT_ABANDONED;
+			shared->abandoned_batches++;
+		}
+		else if (slot->state != SLOT_FREE)
+			slot->state = SLOT_FREE;
+	}
+	LWLockRelease(shared->lock);
+	req->slot = -1;
+}
+
+/* Detach the request's segment; req is freed by the detach callback. */
+void
+gsst_request_release(GsstRequest *req)
+{
+	if (req == NULL)
+		return;
+	give_up_slot(req);
+	dsm_detach(req->seg);
+}
+
+/*
+ * Wait for the worker's answer and turn its tiles into the batch's results.
+ * Returns false when the batch must be encoded on the CPU instead (worker
+ * failed, exited or timed out, or its tiles did not match).  Interrupts are
+ * handled while waiting; an error leaves the slot to the detach callback.
+ */
+bool
+gsst_request_wait(GsstRequest *req, GsstBatch *batch)
+{
+	RequestSlot *slot = &shared->slots[req->slot];
+	TimestampTz deadline = TimestampTzPlusMilliseconds(req->submitted,
+													   gsst_worker_timeout_ms);
+	SlotState	state;
+	bool		ok = false;
+
+	for (;;)
+	{
+		long		remaining;
+
+		LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+		if (slot->request_id != req->request_id || slot->backend_pid != MyProcPid)
+			state = SLOT_FAILED;	/* cannot happen; do not trust the slot */
+		else
+			state = slot->state;
+		if (state == SLOT_DONE || state == SLOT_FAILED)
+		{
+			if (slot->request_id == req->request_id)
+				slot->state = SLOT_FREE;
+			req->slot = -1;
+		}
+		LWLockRelease(shared->lock);
+		if (state == SLOT_DONE || state == SLOT_FAILED)
+			break;
+
+		remaining = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
+		if (remaining <= 0)
+		{
+			ereport(DEBUG1,
+					(errmsg("gsst worker did not answer within %d ms; encoding the batch in this backend",
+							gsst_worker_timeout_ms)));
+			give_up_slot(req);
+			gsst_worker_count_fallback();
+			return false;
+		}
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 Min(remaining, 1000L), PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+
+	if (state == SLOT_DONE)
+	{
+		RequestHeader *hdr = (RequestHeader *) dsm_segment_address(req->seg);
+		Size		seglen = dsm_segment_map_length(req->seg);
+
+		pg_read_barrier();
+		ok = hdr->magic == GSST_REQUEST_MAGIC && hdr->request_id == req->request_id &&
+			hdr->status == 0;
+		for (uint32 p = 0; ok && p < hdr->nparts; p++)
+		{
+			RequestPart *part = &hdr->parts[p];
+
+			ok = part->column >= 0 && part->column < batch->ncolumns &&
+				part->tile_len <= part->tile_cap &&
+				part->tile_off + part->tile_cap <= seglen &&
+				gsst_batch_results_from_tile(&batch->columns[part->column],
+											 (const uint8 *) hdr + part->tile_off,
+											 part->tile_len);
+		}
+		if (!ok)
+		{
+			ereport(WARNING,
+					(errmsg("gsst worker returned a batch that does not match the request; encoding it in this backend")));
+			LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+			shared->errors++;
+			LWLockRelease(shared->lock);
+		}
+	}
+	if (!ok)
+		gsst_worker_count_fallback();
+	return ok;
+}
+
+/* ---- the worker ---- */
+
+/* The GPU library, as the worker sees it. */
+typedef struct GpuApi
+{
+	void	   *handle;
+	void		(*config_default) (gsst_gpu_config *config);
+	int			(*init) (const gsst_gpu_config *config, gsst_gpu **ctx);
+	const char *(*init_error) (void);
+	void		(*shutdown) (gsst_gpu *ctx);
+	const char *(*last_error) (const gsst_gpu *ctx);
+	const char *(*strerror) (int status);
+	int			(*get_info) (gsst_gpu *ctx, gsst_gpu_info *info);
+	int			(*encode) (gsst_gpu *ctx, const uint8_t *table, size_t table_len,
+						   const uint8_t *data, const uint64_t *offsets, size_t n,
+						   uint8_t *tile, size_t tile_cap, size_t *tile_len);
+} GpuApi;
+
+static GpuApi gpu;
+static gsst_gpu *gpu_ctx = NULL;
+static int	gpu_ctx_device = -1;
+static gsst_encoder *cpu_encoder = NULL;
+
+static void
+set_last_error(const char *msg)
+{
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	strlcpy(shared->last_error, msg, sizeof(shared->last_error));
+	LWLockRelease(shared->lock);
+}
+
+static char *
+library_path(void)
+{
+	const char *lib = gsst_gpu_library ? gsst_gpu_library : "";
+
+	if (strncmp(lib, "$libdir", 7) == 0)
+		return psprintf("%s%s", pkglib_path, lib + 7);
+	return pstrdup(lib);
+}
+
+/* Load the library (once) and make a context; say why not otherwise. */
+static void
+gpu_open(void)
+{
+	gsst_gpu_config config;
+	gsst_gpu_info info;
+	char	   *path;
+	int			rc;
+
+	if (gpu_ctx != NULL)
+		return;
+	if (!gsst_gpu_enabled)
+	{
+		set_last_error("gsst.gpu is off in the server configuration");
+		return;
+	}
+	path = library_path();
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	strlcpy(shared->library, path, sizeof(shared->library));
+	LWLockRelease(shared->lock);
+
+	if (gpu.handle == NULL)
+	{
+		void	   *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		char	   *msg;
+
+		if (h == NULL)
+		{
+			msg = psprintf("could not load GPU library \"%s\": %s", path, dlerror());
+			set_last_error(msg);
+			ereport(LOG, (errmsg("gsst worker: %s; bulk paths encode on the CPU", msg)));
+			return;
+		}
+		gpu.config_default = dlsym(h, "gsst_gpu_config_default");
+		gpu.init = dlsym(h, "gsst_gpu_init");
+		gpu.init_error = dlsym(h, "gsst_gpu_init_error");
+		gpu.shutdown = dlsym(h, "gsst_gpu_shutdown");
+		gpu.last_error = dlsym(h, "gsst_gpu_last_error");
+		gpu.strerror = dlsym(h, "gsst_gpu_strerror");
+		gpu.get_info = dlsym(h, "gsst_gpu_get_info");
+		gpu.encode = dlsym(h, "gsst_gpu_encode");
+		if (!gpu.config_default || !gpu.init || !gpu.init_error || !gpu.shutdown ||
+			!gpu.last_error || !gpu.strerror || !gpu.get_info || !gpu.encode)
+		{
+			msg = psprintf("GPU library \"%s\" lacks the gsst_gpu ABI %d functions",
+						   path, GSST_GPU_ABI_VERSION);
+			set_last_error(msg);
+			ereport(LOG, (errmsg("gsst worker: %s", msg)));
+			dlclose(h);
+			memset(&gpu, 0, sizeof(gpu));
+			return;
+		}
+		gpu.handle = h;
+	}
+
+	gpu.config_default(&config);
+	config.device = gsst_gpu_device;
+	rc = gpu.init(&config, &gpu_ctx);
+	if (rc != GSST_GPU_OK || gpu_ctx == NULL)
+	{
+		char	   *msg = psprintf("no GPU: %s (%s)", gpu.strerror(rc), gpu.init_error());
+
+		gpu_ctx = NULL;
+		set_last_error(msg);
+		ereport(LOG, (errmsg("gsst worker: %s; bulk paths encode on the CPU", msg)));
+		return;
+	}
+	gpu_ctx_device = gsst_gpu_device;
+	memset(&info, 0, sizeof(info));
+	if (gpu.get_info(gpu_ctx, &info) != GSST_GPU_OK)
+		strlcpy(info.name, "unknown", sizeof(info.name));
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	snprintf(shared->device, sizeof(shared->device), "%d: %s (sm_%d%d, %zu MiB)",
+			 gpu_ctx_device, info.name, info.cc_major, info.cc_minor,
+			 info.total_memory >> 20);
+	shared->gpu_ready = true;
+	shared->last_error[0] = '\0';
+	LWLockRelease(shared->lock);
+	ereport(LOG, (errmsg("gsst worker: encoding on GPU %s", shared->device)));
+}
+
+static void
+gpu_close(void)
+{
+	if (gpu_ctx != NULL)
+		gpu.shutdown(gpu_ctx);
+	gpu_ctx = NULL;
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	shared->gpu_ready = false;
+	shared->device[0] = '\0';
+	LWLockRelease(shared->lock);
+}
+
+static void
+update_accepting(void)
+{
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	shared->accepting = shared->gpu_ready || gsst_worker_cpu;
+	LWLockRelease(shared->lock);
+}
+
+/* Fail what the worker has not answered, so that nobody waits for it. */
+static void
+worker_exit_callback(int code, Datum arg)
+{
+	LWLockReleaseAll();
+	if (shared == NULL)
+		return;
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < GSST_WORKER_SLOTS; i++)
+	{
+		RequestSlot *slot = &shared->slots[i];
+
+		if (slot->state == SLOT_SUBMITTED || slot->state == SLOT_RUNNING)
+		{
+			slot->state = SLOT_FAILED;
+			SetLatch(&ProcGlobal->allProcs[slot->backend_procno].procLatch);
+		}
+		else if (slot->state == SLOT_ABANDONED)
+			slot->state = SLOT_FREE;
+	}
+	shared->worker_pid = 0;
+	shared->worker_procno = -1;
+	shared->accepting = false;
+	shared->gpu_ready = false;
+	LWLockRelease(shared->lock);
+	if (gpu_ctx != NULL)
+		gpu.shutdown(gpu_ctx);
+	gpu_ctx = NULL;
+}
+
+/* The oldest submitted request, now RUNNING; false if there is none. */
+static bool
+take_request(int *slotno, dsm_handle *handle, uint64 *request_id)
+{
+	int			best = -1;
+
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < GSST_WORKER_SLOTS; i++)
+	{
+		RequestSlot *slot = &shared->slots[i];
+
+		if (slot->state == SLOT_SUBMITTED &&
+			(best < 0 || slot->request_id < shared->slots[best].request_id))
+			best = i;
+	}
+	if (best >= 0)
+	{
+		shared->slots[best].state = SLOT_RUNNING;
+		*slotno = best;
+		*handle = shared->slots[best].handle;
+		*request_id = shared->slots[best].request_id;
+	}
+	LWLockRelease(shared->lock);
+	return best >= 0;
+}
+
+/* Sleep for gsst.worker_delay, interruptibly (tests kill the worker here). */
+static void
+test_delay(void)
+{
+	TimestampTz until;
+
+	if (gsst_worker_delay_ms <= 0)
+		return;
+	until = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), gsst_worker_delay_ms);
+	for (;;)
+	{
+		long		remaining = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), until);
+
+		CHECK_FOR_INTERRUPTS();
+		if (remaining <= 0)
+			break;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 remaining, PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}
+
+/* Encode one part with the CPU codec (CPU mode of the worker). */
+static int
+encode_part_cpu(RequestPart *part, char *base, char *err, Size errlen)
+{
+	gsst_table	table;
+	size_t		consumed;
+	size_t		tile_len = 0;
+	int			rc;
+
+	rc = gsst_table_load(&table, (const uint8 *) base + part->table_off,
+						 part->table_len, &consumed);
+	if (rc == GSST_OK)
+	{
+		if (cpu_encoder == NULL)
+			cpu_encoder = MemoryContextAlloc(TopMemoryContext, sizeof(gsst_encoder));
+		gsst_encoder_init(cpu_encoder, &table);
+		rc = gsst_tile_encode(cpu_encoder, (const uint8 *) base + part->data_off,
+							  (const uint64 *) (base + part->offsets_off),
+							  part->nvalues, 0, (uint8 *) base + part->tile_off,
+							  part->tile_cap, &tile_len);
+	}
+	if (rc != GSST_OK)
+	{
+		snprintf(err, errlen, "CPU encoder: %s", gsst_strerror(rc));
+		return rc;
+	}
+	part->tile_len = tile_len;
+	return 0;
+}
+
+static int
+encode_part_gpu(RequestPart *part, char *base, char *err, Size errlen)
+{
+	size_t		tile_len = 0;
+	int			rc;
+
+	rc = gpu.encode(gpu_ctx, (const uint8 *) base + part->table_off, part->table_len,
+					(const uint8 *) base + part->data_off,
+					(const uint64 *) (base + part->offsets_off), part->nvalues,
+					(uint8 *) base + part->tile_off, part->tile_cap, &tile_len);
+	if (rc != GSST_GPU_OK)
+	{
+		snprintf(err, errlen, "GPU encoder: %s: %s", gpu.strerror(rc),
+				 gpu.last_error(gpu_ctx));
+		/* a broken context is rebuilt before the next batch */
+		if (rc == GSST_GPU_ERR_CUDA || rc == GSST_GPU_ERR_BROKEN)
+			gpu_close();
+		return rc;
+	}
+	part->tile_len = tile_len;
+	return 0;
+}
+
+/* Check that every range of the request lies inside the segment. */
+static bool
+request_fits(RequestHeader *hdr, Size seglen)
+{
+	if (seglen < offsetof(RequestHeader, parts) ||
+		hdr->nparts > (seglen - offsetof(RequestHeader, parts)) / sizeof(RequestPart))
+		return false;
+	for (uint32 p = 0; p < hdr->nparts; p++)
+	{
+		RequestPart *part = &hdr->parts[p];
+
+		if (part->nvalues >= seglen / sizeof(uint64) ||
+			part->table_off + part->table_len > seglen ||
+			part->offsets_off + sizeof(uint64) * (part->nvalues + 1) > seglen ||
+			part->data_off + part->raw_bytes > seglen ||
+			part->tile_off + part->tile_cap > seglen ||
+			part->tile_off < part->data_off + part->raw_bytes)
+			return false;
+	}
+	return true;
+}
+
+static void
+serve_request(int slotno, dsm_handle handle, uint64 request_id)
+{
+	dsm_segment *seg = dsm_attach(handle);
+	RequestHeader *hdr = NULL;
+	char		err[GSST_ERROR_LEN] = "";
+	bool		ok = false;
+	bool		on_gpu = false;
+	uint64		bytes_in = 0;
+	uint64		bytes_out = 0;
+	RequestSlot *slot = &shared->slots[slotno];
+	int			procno = -1;
+	bool		abandoned;
+
+	if (seg == NULL)
+		strlcpy(err, "the request's segment is gone", sizeof(err));
+	else
+	{
+		hdr = (RequestHeader *) dsm_segment_address(seg);
+		if (hdr->magic != GSST_REQUEST_MAGIC || hdr->request_id != request_id ||
+			!request_fits(hdr, dsm_segment_map_length(seg)))
+			strlcpy(err, "malformed request", sizeof(err));
+		else
+		{
+			test_delay();
+			if (gsst_gpu_enabled && gpu_ctx == NULL)
+				gpu_open();
+			on_gpu = gpu_ctx != NULL;
+			ok = true;
+			for (uint32 p = 0; ok && p < hdr->nparts; p++)
+			{
+				RequestPart *part = &hdr->parts[p];
+
+				if (on_gpu)
+					ok = encode_part_gpu(part, (char *) hdr, err, sizeof(err)) == 0;
+				else if (gsst_worker_cpu)
+					ok = encode_part_cpu(part, (char *) hdr, err, sizeof(err)) == 0;
+				else
+				{
+					strlcpy(err, "no GPU", sizeof(err));
+					ok = false;
+				}
+				bytes_in += part->raw_bytes;
+				bytes_out += part->tile_len;
+			}
+			hdr->on_gpu = on_gpu;
+			strlcpy(hdr->error, err, sizeof(hdr->error));
+			pg_write_barrier();
+			hdr->status = ok ? 0 : -1;
+		}
+	}
+
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	abandoned = slot->state == SLOT_ABANDONED;
+	if (slot->request_id == request_id)
+	{
+		if (abandoned)
+			slot->state = SLOT_FREE;
+		else if (slot->state == SLOT_RUNNING)
+		{
+			slot->state = ok ? SLOT_DONE : SLOT_FAILED;
+			procno = slot->backend_procno;
+		}
+	}
+	if (ok)
+	{
+		if (on_gpu)
+			shared->gpu_batches++;
+		else
+			shared->cpu_batches++;
+		shared->bytes_in += bytes_in;
+		shared->bytes_out += bytes_out;
+	}
+	else
+	{
+		shared->failed_batches++;
+		if (!abandoned)
+		{
+			shared->errors++;
+			strlcpy(shared->last_error, err, sizeof(shared->last_error));
+		}
+	}
+	LWLockRelease(shared->lock);
+	if (procno >= 0)
+		SetLatch(&ProcGlobal->allProcs[procno].procLatch);
+	if (seg != NULL)
+		dsm_detach(seg);
+}
+
+void
+gsst_worker_main(Datum main_arg)
+{
+	MemoryContext request_cxt;
+
+	pqsignal(SIGHUP, SignalHandlerForConfigReload);
+	pqsignal(SIGTERM, die);
+	BackgroundWorkerUnblockSignals();
+
+	if (shared == NULL)
+		ereport(FATAL,
+				(errmsg("gsst worker started without its shared memory"),
+				 errhint("Load gsst through shared_preload_libraries.")));
+
+	before_shmem_exit(worker_exit_callback, (Datum) 0);
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	shared->worker_pid = MyProcPid;
+	shared->worker_procno = MyProc->pgprocno;
+	shared->starts++;
+	shared->started_at = GetCurrentTimestamp();
+	shared->gpu_ready = false;
+	shared->accepting = false;
+	/* slots a previous worker left behind: their backends were told */
+	for (int i = 0; i < GSST_WORKER_SLOTS; i++)
+		if (shared->slots[i].state == SLOT_RUNNING ||
+			shared->slots[i].state == SLOT_ABANDONED)
+			shared->slots[i].state = shared->slots[i].state == SLOT_RUNNING ?
+				SLOT_FAILED : SLOT_FREE;
+	LWLockRelease(shared->lock);
+
+	request_cxt = AllocSetContextCreate(TopMemoryContext, "gsst worker request",
+										ALLOCSET_DEFAULT_SIZES);
+	gpu_open();
+	update_accepting();
+
+	for (;;)
+	{
+		int			slotno;
+		dsm_handle	handle;
+		uint64		request_id;
+
+		ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+		if (ConfigReloadPending)
+		{
+			ConfigReloadPending = false;
+			ProcessConfigFile(PGC_SIGHUP);
+			if (gpu_ctx != NULL && (!gsst_gpu_enabled || gpu_ctx_device != gsst_gpu_device))
+				gpu_close();
+			if (gpu_ctx == NULL && gsst_gpu_enabled)
+				gpu_open();
+			update_accepting();
+		}
+
+		while (take_request(&slotno, &handle, &request_id))
+		{
+			MemoryContext old = MemoryContextSwitchTo(request_cxt);
+
+			serve_request(slotno, handle, request_id);
+			MemoryContextSwitchTo(old);
+			MemoryContextReset(request_cxt);
+			update_accepting();
+			CHECK_FOR_INTERRUPTS();
+		}
+
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 10 * 1000L, PG_WAIT_EXTENSION);
+	}
+}
+
+/* ---- gsst.worker_status() ---- */
+
+static const char *
+slot_mode(const WorkerShared *s)
+{
+	if (s->worker_pid == 0)
+		return "stopped";
+	if (s->gpu_ready)
+		return "gpu";
+	if (s->accepting)
+		return "cpu";
+	return "off";
+}
+
+PG_FUNCTION_INFO_V1(gsst_worker_status);
+Datum
+gsst_worker_status(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	WorkerShared snap;
+	Datum		values[16];
+	bool		nulls[16];
+	int			in_flight = 0;
+	int			i = 0;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (shared == NULL)
+		return (Datum) 0;		/* not preloaded: no worker */
+
+	LWLockAcquire(shared->lock, LW_SHARED);
+	memcpy(&snap, shared, sizeof(snap));
+	LWLockRelease(shared->lock);
+	for (int s = 0; s < GSST_WORKER_SLOTS; s++)
+		if (snap.slots[s].state != SLOT_FREE)
+			in_flight++;
+
+	memset(nulls, 0, sizeof(nulls));
+	values[i] = Int32GetDatum(snap.worker_pid);
+	nulls[i++] = snap.worker_pid == 0;
+	values[i++] = CStringGetTextDatum(slot_mode(&snap));
+	values[i++] = BoolGetDatum(snap.gpu_ready);
+	values[i] = CStringGetTextDatum(snap.device);
+	nulls[i++] = snap.device[0] == '\0';
+	values[i] = CStringGetTextDatum(snap.library);
+	nulls[i++] = snap.library[0] == '\0';
+	values[i] = TimestampTzGetDatum(snap.started_at);
+	nulls[i++] = snap.starts == 0;
+	values[i++] = Int32GetDatum(snap.starts);
+	values[i++] = Int64GetDatum((int64) snap.gpu_batches);
+	values[i++] = Int64GetDatum((int64) snap.cpu_batches);
+	values[i++] = Int64GetDatum((int64) snap.failed_batches);
+	values[i++] = Int64GetDatum((int64) snap.backend_fallbacks);
+	values[i++] = Int64GetDatum((int64) snap.bytes_in);
+	values[i++] = Int64GetDatum((int64) snap.bytes_out);
+	values[i++] = Int64GetDatum((int64) snap.errors);
+	values[i] = CStringGetTextDatum(snap.last_error);
+	nulls[i++] = snap.last_error[0] == '\0';
+	values[i++] = Int32GetDatum(in_flight);
+	Assert(i == 16);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	return (Datum) 0;
+}
