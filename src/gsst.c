@@ -5,6 +5,8 @@
 
 #include "utils/guc.h"
 
+#include "worker.h"
+
 PG_MODULE_MAGIC;
 
 void		_PG_init(void);
@@ -21,6 +23,8 @@ _PG_init(void)
 							PGC_USERSET,
 							GUC_UNIT_BYTE,
 							NULL, NULL, NULL);
+	/* the GPU worker: GUCs, shared memory, registration */
+	gsst_worker_init();
 	MarkGUCPrefixReserved("gsst");
 
 	gsst_dict_init();
