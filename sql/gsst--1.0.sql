@@ -367,3 +367,37 @@ CREATE FUNCTION gsst.ddl_guard() RETURNS event_trigger
 CREATE EVENT TRIGGER gsst_ddl_guard ON ddl_command_start
     WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE')
     EXECUTE FUNCTION gsst.ddl_guard();
+
+--------------------------------------------------------------------------
+-- Bulk paths and the GPU worker (src/worker.c, src/bulk.c)
+--------------------------------------------------------------------------
+
+CREATE FUNCTION gsst.worker_status(
+    OUT pid integer, OUT mode text, OUT gpu boolean, OUT device text,
+    OUT library text, OUT started timestamptz, OUT starts integer,
+    OUT gpu_batches bigint, OUT cpu_batches bigint, OUT failed_batches bigint,
+    OUT backend_fallbacks bigint, OUT bytes_in bigint, OUT bytes_out bigint,
+    OUT errors bigint, OUT last_error text, OUT in_flight integer)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'gsst_worker_status' LANGUAGE C VOLATILE PARALLEL SAFE;
+CREATE VIEW gsst.worker_status AS SELECT * FROM gsst.worker_status();
+COMMENT ON VIEW gsst.worker_status IS
+    'the gsst worker: pid, mode (gpu, cpu, off, stopped), device, batches, bytes in and out, errors, requests in flight';
+GRANT SELECT ON gsst.worker_status TO PUBLIC;
+
+CREATE FUNCTION gsst.compress_table(rel regclass, column_name name DEFAULT NULL,
+                                    retrain boolean DEFAULT false)
+    RETURNS bigint
+    AS 'MODULE_PATHNAME', 'gsst_compress_table' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION gsst.compress_table(regclass, name, boolean) IS
+    're-encode every value of the gsst columns with their current dictionary (retrain: learn a new one first), rewriting the table as VACUUM FULL does; returns the number of values encoded';
+
+CREATE FUNCTION gsst.load_rows(bigint) RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'gsst_load_rows' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION gsst.load_rows(bigint) IS 'internal to gsst.load';
+
+CREATE FUNCTION gsst.load(target regclass, source_query text, batch_rows integer DEFAULT 10000)
+    RETURNS bigint
+    AS 'MODULE_PATHNAME', 'gsst_load' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION gsst.load(regclass, text, integer) IS
+    'insert the rows of a query into a table in batches, encoding its gsst columns batch by batch (on the GPU worker when there is one); returns the number of rows inserted';
