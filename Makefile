@@ -48,6 +48,8 @@ endif
 # GPU library (cuda/): the GPU engineer's rules build gsst_gpu.so when nvcc
 # is found.  gsst.so itself never links CUDA.
 -include cuda/gpu.mk
+# installs gsst_gpu.so beside gsst.so for the gsst worker
+-include src/worker.mk
 
 #--------------------------------------------------------------------------
 # Tests
