@@ -61,7 +61,7 @@ TAP_TESTS_GLOB = test/tap/*.pl
 TEST_USER ?= gsst_test
 TEST_DIR  ?= /tmp/gsst-test
 DEB_PACKAGES = postgresql-15 postgresql-server-dev-15 libipc-run-perl \
-               liblz4-dev libzstd-dev gcc make perl
+               liblz4-dev libzstd-dev gcc make perl clang libclang-rt-14-dev
 IS_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo yes)
 ifeq ($(IS_ROOT),yes)
 RUN_AS = runuser -u $(TEST_USER) -- env HOME=$(TEST_DIR)
