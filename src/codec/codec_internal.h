@@ -12,7 +12,9 @@
 #define GSST_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define GSST_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define GSST_INLINE      static inline __attribute__((always_inline))
+#define GSST_PREFETCH(p)  __builtin_prefetch(p)
 #else
+#define GSST_PREFETCH(p)  ((void) (p))
 #define GSST_LIKELY(x)   (x)
 #define GSST_UNLIKELY(x) (x)
 #define GSST_INLINE      static inline

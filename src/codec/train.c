@@ -61,6 +61,24 @@ next_random(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
+#define DRAWS_AHEAD 8			/* a power of two */
+
+/*
+ * Take the next random draw (its raw value from draws, or its value index
+ * from picks) and make a new one in its place, prefetching what the value
+ * it picks and the one DRAWS_AHEAD / 2 draws on will need.
+ */
+#define TAKE_DRAW(result, from) \
+	do { \
+		(result) = (from)[next]; \
+		draws[next] = next_random(&rng); \
+		picks[next] = (size_t) (draws[next] % n); \
+		GSST_PREFETCH(&lens[picks[next]]); \
+		GSST_PREFETCH(&values[picks[next]]); \
+		next = (next + 1) & (DRAWS_AHEAD - 1); \
+		GSST_PREFETCH(values[picks[(next + DRAWS_AHEAD / 2) & (DRAWS_AHEAD - 1)]]); \
+	} while (0)
+
 /*
  * Fill the sample: every value when they all fit, else random pieces of
  * random values.  Returns the number of pieces.
@@ -91,18 +109,40 @@ take_sample(train_work *w, const uint8_t *const *values, const size_t *lens, siz
 	}
 	else
 	{
+		/*
+		 * The random draws are made DRAWS_AHEAD ahead of their use, so that
+		 * the value each would pick can be prefetched: the pieces are cache
+		 * misses all over a large input.  A draw used as an offset instead
+		 * (long values) only wastes its prefetch.
+		 */
+		uint64_t	draws[DRAWS_AHEAD];
+		size_t		picks[DRAWS_AHEAD];
+		unsigned	next = 0;
+
+		for (unsigned k = 0; k < DRAWS_AHEAD; k++)
+		{
+			draws[k] = next_random(&rng);
+			picks[k] = (size_t) (draws[k] % n);
+			GSST_PREFETCH(&lens[picks[k]]);
+			GSST_PREFETCH(&values[picks[k]]);
+		}
 		/* bounded tries: a mostly-empty input must not loop for ever */
 		for (uint64_t tries = 0; used < SAMPLE_BYTES && tries < 64 * (uint64_t) SAMPLE_BYTES; tries++)
 		{
-			size_t		i = (size_t) (next_random(&rng) % n);
-			size_t		len = lens[i];
+			size_t		i;
+			size_t		len;
 			size_t		start = 0;
 
+			TAKE_DRAW(i, picks);
+			len = lens[i];
 			if (len == 0)
 				continue;
 			if (len > SAMPLE_PIECE_MAX)
 			{
-				start = (size_t) (next_random(&rng) % (len - SAMPLE_PIECE_MAX + 1));
+				uint64_t	offset_draw;
+
+				TAKE_DRAW(offset_draw, draws);
+				start = (size_t) (offset_draw % (len - SAMPLE_PIECE_MAX + 1));
 				len = SAMPLE_PIECE_MAX;
 			}
 			if (len > SAMPLE_BYTES - used)
