@@ -222,7 +222,8 @@ gsst_train_column(Oid relid, const char *attname, int32 family, bool quiet)
 				(errmsg("column \"%s\" of relation \"%s\" now uses compression method gsst, dictionary %u learned from %d existing values",
 						attname, relname, id, sample.n),
 				 errdetail("Existing rows keep their stored bytes until they are written again; new values are compressed."),
-				 errhint("To compress existing rows now, run UPDATE %s SET %s = %s::text (gsst.compress_table() comes in a later version).",
+				 errhint("To compress existing rows now, run SELECT gsst.compress_table(%s) (a table rewrite), or UPDATE %s SET %s = %s::text.",
+						 quote_literal_cstr(quote_identifier(relname)),
 						 quote_identifier(relname), quote_identifier(attname),
 						 quote_identifier(attname))));
 	else if (!quiet)
