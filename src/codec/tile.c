@@ -847,8 +847,7 @@ gsst_tile_decode_one(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_ca
 	if (raw_end - raw > out_cap)
 		return GSST_ERR_SPACE;
 	if (out_cap - (raw_end - raw) >= DECODE_ROOM)
-		rc = decode_piece(t, comp_end - comp == raw_end - raw, comp, comp_end,
-						  out, raw_end - raw, out + out_cap);
+		rc = decode_value(t, comp, comp_end, out, raw_end - raw, out + out_cap, 1);
 	else if (raw_end - raw <= ONE_VALUE_BUFFER - DECODE_ROOM)
 	{
 		/* a tight output buffer: decode into one with room, then copy */
