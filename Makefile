@@ -55,7 +55,7 @@ endif
 # Tests
 #--------------------------------------------------------------------------
 
-REGRESS_TESTS = type casts ops ddl learn binary toast functions
+REGRESS_TESTS = type casts ops ddl learn binary toast functions bulk
 TAP_TESTS_GLOB = test/tap/*.pl
 
 TEST_USER ?= gsst_test
