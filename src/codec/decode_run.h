@@ -178,10 +178,14 @@ decode_value_blocks(const gsst_table *table, const uint8_t *in, size_t k,
 		DECODE_SLOT(1);
 		DECODE_SLOT(2);
 		DECODE_SLOT(3);
-		DECODE_SLOT(4);
-		DECODE_SLOT(5);
-		DECODE_SLOT(6);
-		DECODE_SLOT(7);
+		/* half a block suffices for short values (often of equal sizes) */
+		if (valid > 4)
+		{
+			DECODE_SLOT(4);
+			DECODE_SLOT(5);
+			DECODE_SLOT(6);
+			DECODE_SLOT(7);
+		}
 #undef DECODE_SLOT
 		if (GSST_UNLIKELY((size_t) (o - out) > raw_len))
 			return 1;
