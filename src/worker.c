@@ -588,6 +588,7 @@ typedef struct GpuApi
 static GpuApi gpu;
 static gsst_gpu *gpu_ctx = NULL;
 static int	gpu_ctx_device = -1;
+static bool gpu_reopen = false;	/* a CUDA failure closed the context */
 static gsst_encoder *cpu_encoder = NULL;
 
 static void
@@ -833,7 +834,10 @@ encode_part_gpu(RequestPart *part, char *base, char *err, Size errlen)
 				 gpu.last_error(gpu_ctx));
 		/* a broken context is rebuilt before the next batch */
 		if (rc == GSST_GPU_ERR_CUDA || rc == GSST_GPU_ERR_BROKEN)
+		{
 			gpu_close();
+			gpu_reopen = true;
+		}
 		return rc;
 	}
 	part->tile_len = tile_len;
@@ -887,8 +891,11 @@ serve_request(int slotno, dsm_handle handle, uint64 request_id)
 		else
 		{
 			test_delay();
-			if (gsst_gpu_enabled && gpu_ctx == NULL)
+			if (gpu_reopen && gsst_gpu_enabled)
+			{
+				gpu_reopen = false;
 				gpu_open();
+			}
 			on_gpu = gpu_ctx != NULL;
 			ok = true;
 			for (uint32 p = 0; ok && p < hdr->nparts; p++)

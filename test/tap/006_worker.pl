@@ -1,0 +1,236 @@
+# The gsst worker under stress: killed while batches are in flight, a
+# waiting backend cancelled, the worker hung (SIGSTOP), crashed (SIGKILL),
+# and the GPU library missing.  Every bulk run must end with the right rows,
+# stored exactly as per-row encoding stores them, no request slot in use and
+# no DSM segment left; the worker must come back.  Also: compress_table keeps
+# MVCC (an older snapshot still sees rows deleted before the rewrite).
+use strict;
+use warnings;
+use utf8;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IPC::Run;
+use Time::HiRes qw(usleep);
+use GsstTest;
+
+my $node = gsst_node('worker');
+# mmap segments are files in pg_dynshmem: countable per cluster
+$node->append_conf('postgresql.conf', qq{
+dynamic_shared_memory_type = mmap
+gsst.worker_cpu = on
+restart_after_crash = on
+});
+$node->start;
+
+my $rows = gsst_rows(1, 30000);
+$node->safe_psql('postgres', q{
+	CREATE EXTENSION gsst;
+	CREATE TABLE src (id int PRIMARY KEY, c text);
+	CREATE TABLE t (id int PRIMARY KEY, c text);
+});
+$node->safe_psql('postgres', "COPY src FROM STDIN;\n" . gsst_copy_text($rows) . "\\.\n");
+$node->safe_psql('postgres', q{
+	INSERT INTO t SELECT * FROM src;
+	ALTER TABLE t ALTER COLUMN c SET COMPRESSION gsst;
+});
+my $md5 = md5_of_rows($rows);
+
+sub status
+{
+	my ($cols) = @_;
+	return $node->safe_psql('postgres', "SELECT $cols FROM gsst.worker_status");
+}
+
+# rows whose stored bytes differ from per-row encoding with the current table
+sub mismatches
+{
+	my ($table) = @_;
+	my $family = $node->safe_psql('postgres',
+		"SELECT atttypmod FROM pg_attribute WHERE attrelid = '$table'::regclass AND attname = 'c'");
+	return $node->safe_psql('postgres',
+		"SELECT count(*) FROM $table WHERE c IS NOT NULL
+		   AND gsst.datum(c) IS DISTINCT FROM gsst.datum(gsst.compress(c::text, $family))");
+}
+
+sub table_md5
+{
+	my ($table) = @_;
+	return $node->safe_psql('postgres', "SELECT md5(string_agg(c, E'\\n' ORDER BY id)) FROM $table");
+}
+
+sub dsm_segments
+{
+	my $dir = $node->data_dir . '/pg_dynshmem';
+	opendir(my $dh, $dir) or die "could not open $dir: $!";
+	my @files = grep { !/^\./ } readdir($dh);
+	closedir($dh);
+	return scalar(@files);
+}
+
+sub start_psql
+{
+	my ($sql) = @_;
+	my ($in, $out, $err) = ('', '', '');
+	my $h = IPC::Run::start(
+		[ 'psql', '-X', '-At', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('postgres'), '-c', $sql ],
+		\$in, \$out, \$err);
+	return ($h, \$out, \$err);
+}
+
+sub wait_for_new_worker
+{
+	my ($old_pid) = @_;
+	return $node->poll_query_until('postgres',
+		"SELECT pid IS NOT NULL AND pid <> $old_pid AND mode <> 'stopped' FROM gsst.worker_status");
+}
+
+sub restart_with
+{
+	my ($conf) = @_;
+	$node->append_conf('postgresql.conf', $conf);
+	$node->restart;
+	$node->poll_query_until('postgres', "SELECT mode <> 'stopped' FROM gsst.worker_status")
+	  or die 'worker did not start';
+}
+
+is(status('mode'), 'cpu', 'worker runs, in CPU mode (no GPU here)');
+my $baseline = dsm_segments();
+
+#
+# 1. The worker is killed (SIGTERM) while compress_table has batches in flight.
+#
+restart_with("gsst.worker_delay = '1500ms'");
+my $pid = status('pid');
+my ($h, $out, $err) = start_psql(
+	"SET gsst.batch_bytes = '64kB'; SELECT gsst.compress_table('t')");
+ok($node->poll_query_until('postgres', 'SELECT in_flight > 0 FROM gsst.worker_status'),
+	'compress_table has batches in flight');
+# the worker that comes back answers at once
+$node->append_conf('postgresql.conf', "gsst.worker_delay = 0");
+$node->reload;
+kill 'TERM', $pid;
+$h->finish;
+is($h->result(0), 0, 'compress_table completes after the worker was killed')
+  or diag($$err);
+like($$out, qr/^30000$/m, 'every value was encoded');
+ok(wait_for_new_worker($pid), 'the worker comes back');
+is(status('starts'), '2', 'started a second time');
+cmp_ok(status('backend_fallbacks'), '>=', 1, 'the backend encoded the failed batches itself');
+is(table_md5('t'), $md5, 'rows are intact');
+is(mismatches('t'), '0', 'stored bytes equal per-row encoding');
+is($node->safe_psql('postgres', 'SELECT encoded_values FROM gsst.column_stats(\'t\')'),
+	'30000', 'every value is encoded');
+is(status('in_flight'), '0', 'no request slot in use');
+is(dsm_segments(), $baseline, 'no DSM segment left');
+# and the new worker takes batches again
+$node->safe_psql('postgres', "SET gsst.batch_bytes = '64kB'; SELECT gsst.compress_table('t', retrain => true)");
+cmp_ok(status('cpu_batches'), '>', 5, 'the new worker encodes batches');
+is(mismatches('t'), '0', 'stored bytes equal per-row encoding after a retrain');
+
+#
+# 2. A backend waiting for the worker is cancelled.
+#
+restart_with("gsst.worker_delay = '5s'");
+$pid = status('pid');
+$node->safe_psql('postgres', 'CREATE TABLE l (id int PRIMARY KEY, c text COMPRESSION gsst)');
+($h, $out, $err) = start_psql("SELECT gsst.load('l', 'SELECT id, c FROM src', 5000)");
+ok( $node->poll_query_until('postgres', q{
+		SELECT count(*) = 1 FROM pg_stat_activity
+		WHERE wait_event_type = 'Extension' AND query LIKE '%gsst.load%'}),
+	'load waits for the worker');
+is(status('in_flight') > 0 ? 1 : 0, 1, 'its batch is in flight');
+$node->safe_psql('postgres', q{
+	SELECT pg_cancel_backend(pid) FROM pg_stat_activity
+	WHERE wait_event_type = 'Extension' AND query LIKE '%gsst.load%'});
+$h->finish;
+isnt($h->result(0), 0, 'the load was cancelled');
+like($$err, qr/canceling statement due to user request/, 'by the user');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM l'), '0', 'nothing of it was inserted');
+$node->append_conf('postgresql.conf', "gsst.worker_delay = 0");
+$node->reload;
+ok($node->poll_query_until('postgres', 'SELECT in_flight = 0 FROM gsst.worker_status'),
+	'the worker frees the abandoned request');
+is(dsm_segments(), $baseline, 'no DSM segment left');
+is($node->safe_psql('postgres', "SELECT gsst.load('l', 'SELECT id, c FROM src', 5000)"),
+	'30000', 'the load runs again');
+is(table_md5('l'), $md5, 'rows are intact');
+is(mismatches('l'), '0', 'stored bytes equal per-row encoding');
+is(status('pid'), $pid, 'the same worker served it');
+cmp_ok(status('cpu_batches'), '>=', 6, 'through the worker');
+
+#
+# 3. The worker hangs (SIGSTOP): backends time out and encode themselves.
+#
+my $fallbacks = status('backend_fallbacks');
+$node->safe_psql('postgres', 'CREATE TABLE l2 (id int PRIMARY KEY, c text COMPRESSION gsst)');
+kill 'STOP', $pid;
+is( $node->safe_psql('postgres',
+		"SET gsst.worker_timeout = '300ms'; SELECT gsst.load('l2', 'SELECT id, c FROM src', 10000)"),
+	'30000', 'load completes while the worker hangs');
+kill 'CONT', $pid;
+cmp_ok(status('backend_fallbacks'), '>', $fallbacks, 'after timeouts');
+is(table_md5('l2'), $md5, 'rows are intact');
+is(mismatches('l2'), '0', 'stored bytes equal per-row encoding');
+ok($node->poll_query_until('postgres', 'SELECT in_flight = 0 FROM gsst.worker_status'),
+	'no request slot in use once the worker runs again');
+is(dsm_segments(), $baseline, 'no DSM segment left');
+
+#
+# 4. MVCC: a snapshot taken before a delete still sees the deleted rows
+#    after compress_table rewrote the table (as after VACUUM FULL).
+#
+my $old = $node->background_psql('postgres');
+$old->query_safe('BEGIN ISOLATION LEVEL REPEATABLE READ');
+$old->query_safe('SELECT count(*) FROM src');
+$node->safe_psql('postgres', q{
+	DELETE FROM t WHERE id <= 100;
+	SELECT gsst.compress_table('t');});
+is($old->query_safe('SELECT count(*) FROM t'), '30000', 'an older snapshot still sees every row');
+is($old->query_safe("SELECT md5(string_agg(c, E'\\n' ORDER BY id)) FROM t"), $md5,
+	'with the same text');
+$old->query_safe('COMMIT');
+$old->quit;
+is($node->safe_psql('postgres', 'SELECT count(*) FROM t'), '29900', 'a new snapshot sees the delete');
+is(mismatches('t'), '0', 'stored bytes equal per-row encoding');
+
+#
+# 5. The worker crashes (SIGKILL): the cluster restarts, and so does the worker.
+#
+$pid = status('pid');
+kill 'KILL', $pid;
+ok(wait_for_new_worker($pid), 'the worker comes back after a crash restart');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM t'), '29900', 'committed rows survive');
+is( $node->safe_psql('postgres',
+		"SET gsst.batch_bytes = '64kB'; SELECT gsst.compress_table('t', retrain => true)"),
+	'29900', 'compress_table works after the restart');
+cmp_ok(status('cpu_batches'), '>', 5, 'through the new worker');
+is(mismatches('t'), '0', 'stored bytes equal per-row encoding');
+
+#
+# 6. The GPU library is missing: the worker says so, and everything runs in
+#    the backend.
+#
+restart_with("gsst.gpu_library = '/nonexistent/gsst_gpu.so'\ngsst.worker_cpu = off");
+is(status('mode'), 'off', 'worker takes no batches');
+is(status('gpu'), 'f', 'no GPU');
+is(status('library'), '/nonexistent/gsst_gpu.so', 'reports the library it tried');
+like(status('last_error'), qr{could not load GPU library "/nonexistent/gsst_gpu.so"},
+	'and why it is missing');
+$node->safe_psql('postgres', 'CREATE TABLE l3 (id int PRIMARY KEY, c text COMPRESSION gsst)');
+is($node->safe_psql('postgres', "SELECT gsst.load('l3', 'SELECT id, c FROM src', 7000)"),
+	'30000', 'load works without the library');
+is(table_md5('l3'), $md5, 'rows are intact');
+is(mismatches('l3'), '0', 'stored bytes equal per-row encoding');
+$node->safe_psql('postgres', "SELECT gsst.compress_table('l3', retrain => true)");
+is(mismatches('l3'), '0', 'compress_table works without the library');
+is(status('cpu_batches + gpu_batches'), '0', 'nothing went to the worker');
+$pid = status('pid');
+kill 'TERM', $pid;
+ok(wait_for_new_worker($pid), 'the worker comes back');
+is(status('starts'), '2', 'started a second time');
+is(status('mode'), 'off', 'still without a GPU');
+is(dsm_segments(), $baseline, 'no DSM segment left');
+
+done_testing();
