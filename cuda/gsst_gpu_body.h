@@ -389,7 +389,7 @@ gg_win_seek(gg_win *w, uintptr_t p)
 GG_FN uint64_t
 gg_win_peek(const gg_win *w, uintptr_t p)
 {
-	unsigned	shift = (unsigned) (p - w->base) * 8;	/* < 64 */
+	unsigned	shift = ((unsigned) p - (unsigned) w->base) * 8;	/* < 64 */
 
 	/* (w1 << 1) << (63 - shift) is w1 << (64 - shift), and 0 for shift 0 */
 	return (w->w0 >> shift) | ((w->w1 << 1) << (63 - shift));
@@ -399,7 +399,7 @@ gg_win_peek(const gg_win *w, uintptr_t p)
 GG_FN void
 gg_win_advance(gg_win *w, uintptr_t p)
 {
-	if (p - w->base >= 8)
+	if ((unsigned) p - (unsigned) w->base >= 8)
 	{
 		w->base += 8;
 		w->w0 = w->w1;
@@ -632,6 +632,82 @@ gg_unit_scratch(uint64_t u, uint64_t raw_start)
 	return ((raw_start + 7) & ~(uint64_t) 7) + 16 * u;
 }
 
+/*
+ * Encode the whole values [v, ve) of a unit, back to back, each stored raw
+ * when its codes would not be shorter.  One step of the encoding rule per
+ * iteration and value ends handled inside the loop, so the lanes of a
+ * warp stay in step even though their values end at different times.
+ * Positions are 32-bit, relative to the first value (a unit is < 2 GiB).
+ */
+GG_FN void
+gg_encode_values(const gg_encoder *enc, const gg_encode_args *a, gg_win *win, gg_packer *pk,
+				 uint64_t v, uint64_t ve, uint32_t whole_start)
+{
+	const uint64_t *off = a->off;
+	uint64_t	base = gg_ld_off(off, v);
+	uintptr_t	data = (uintptr_t) a->data + base;
+	uint64_t	w = v;
+	uint32_t	vstart = 0;
+	uint32_t	vend = (uint32_t) (gg_ld_off(off, v + 1) - base);
+	uint32_t	seg_end = vend < GG_SEG ? vend : GG_SEG;
+	uint32_t	pos = 0;
+	uint32_t	out_start = gg_pack_pos(pk);
+	uint32_t	written = 0;
+	int			over = 0;
+
+	gg_write_entry(a->tile + a->comp_at, w, a->width, out_start - whole_start);
+	gg_write_entry(a->tile + a->raw_at, w, a->width, base - a->off0);
+	gg_win_seek(win, data);
+	for (;;)
+	{
+		uint64_t	word;
+		uint32_t	left;
+		unsigned	advance,
+					code,
+					escape;
+
+		while (pos >= seg_end)
+		{
+			if (pos < vend)
+			{
+				/* next segment: matching restarts */
+				seg_end = vend - seg_end < GG_SEG ? vend : seg_end + GG_SEG;
+				break;
+			}
+			if (over)
+			{
+				/* codes would not be shorter: store the value raw */
+				gg_pack_seek(pk, out_start);
+				gg_copy_raw(win, pk, data, vstart, vend);
+				over = 0;
+			}
+			if (++w >= ve)
+				return;
+			vstart = vend;
+			vend = (uint32_t) (gg_ld_off(off, w + 1) - base);
+			seg_end = vend - vstart < GG_SEG ? vend : vstart + GG_SEG;
+			out_start = gg_pack_pos(pk);
+			written = 0;
+			gg_write_entry(a->tile + a->comp_at, w, a->width, out_start - whole_start);
+			gg_write_entry(a->tile + a->raw_at, w, a->width, base + vstart - a->off0);
+		}
+		word = gg_win_peek(win, data + pos);
+		left = seg_end - pos;
+		code = gg_match(enc, word, left < 8 ? left : 8u, &advance);
+		escape = code == GSST_ESCAPE;
+		if (written + 1 + escape > vend - vstart - 1)
+		{
+			over = 1;			/* skip the rest; stored raw at the value end */
+			pos = vend;
+			continue;
+		}
+		gg_pack_put(pk, escape ? (0xFFu | (word & 0xFF) << 8) : code, 1 + escape);
+		written += 1 + escape;
+		pos += advance;
+		gg_win_advance(win, data + pos);
+	}
+}
+
 /* ---- encode: one unit (one thread) ---- */
 
 GG_FN void
@@ -642,8 +718,7 @@ gg_encode_unit(const gg_encoder *enc, const gg_encode_args *a, uint64_t u)
 	uint64_t	v,
 				ve,
 				pos,
-				end,
-				w;
+				end;
 	uint32_t	s,
 				se;
 	gg_unit		rec;
@@ -695,24 +770,8 @@ gg_encode_unit(const gg_encoder *enc, const gg_encode_args *a, uint64_t u)
 	}
 
 	whole_start = gg_pack_pos(&pk);
-	for (w = v; w < ve; w++)
-	{
-		uint64_t	vstart = gg_ld_off(off, w);
-		uint64_t	vend = gg_ld_off(off, w + 1);
-		uint32_t	out_start = gg_pack_pos(&pk);
-
-		gg_write_entry(a->tile + a->comp_at, w, a->width, out_start - whole_start);
-		gg_write_entry(a->tile + a->raw_at, w, a->width, vstart - a->off0);
-		if (vend == vstart)
-			continue;
-		gg_encode_run(enc, &win, &pk, data, vstart, vend, vstart, vend - vstart - 1, 0, &over);
-		if (over)
-		{
-			/* codes would not be shorter: store the value raw */
-			gg_pack_seek(&pk, out_start);
-			gg_copy_raw(&win, &pk, data, vstart, vend);
-		}
-	}
+	if (v < ve)
+		gg_encode_values(enc, a, &win, &pk, v, ve, whole_start);
 	rec.whole_bytes = gg_pack_pos(&pk) - whole_start;
 
 	if (se > 0 && ve >= v)
@@ -1039,7 +1098,7 @@ gg_in_seek(gg_in *in, uintptr_t p)
 GG_FN uint64_t
 gg_in_peek(const gg_in *in, uintptr_t p)
 {
-	unsigned	o = (unsigned) (p - in->base);	/* < 16 */
+	unsigned	o = (unsigned) p - (unsigned) in->base;	/* < 16 */
 	uint64_t	a = o >= 8 ? in->x1 : in->x0;
 	uint64_t	b = o >= 8 ? in->x2 : in->x1;
 	unsigned	shift = (o & 7) * 8;
@@ -1051,7 +1110,7 @@ gg_in_peek(const gg_in *in, uintptr_t p)
 GG_FN void
 gg_in_advance(gg_in *in, uintptr_t p)
 {
-	if (p - in->base >= 16)
+	if ((unsigned) p - (unsigned) in->base >= 16)
 	{
 		in->base += 16;
 		in->x0 = in->x2;
@@ -1333,6 +1392,108 @@ gg_decode_value(const gg_decoder *dec, const gg_decode_args *a, uint64_t t)
 		return;
 	}
 	gg_out_finish(&o);
+}
+
+/*
+ * Decode values [t, t_end) one after another, each checked on its own as
+ * gg_decode_value does, to dst + (raw offset - r_first): a warp's stage on
+ * the GPU, the output itself in the emulation.  One code per iteration of
+ * a single loop, so a thread whose value ends early moves on to its next
+ * value instead of idling while its warp's longest value finishes.
+ * Returns 0 or a gsst_status (and sets *where).
+ */
+GG_FN int
+gg_decode_values_into(const gg_decoder *dec, const gg_decode_args *a, uint64_t t,
+					  uint64_t t_end, uint8_t *dst, uint64_t r_first, uint64_t r_last,
+					  uint64_t *where)
+{
+	uint32_t	W = a->width;
+	uint64_t	vc0,
+				vc1,
+				vr0,
+				vr1;
+	uint64_t	c,
+				produced = 0;
+	uint8_t    *out;
+	int			stored_raw;
+	gg_in		in;
+
+	if (t >= t_end)
+		return GSST_OK;
+	in.lo = (uintptr_t) a->codes;
+	in.hi = (uintptr_t) a->codes + a->code_bytes;
+	vc0 = gg_read_entry(a->comp, t, W);
+	vr0 = gg_read_entry(a->raw, t, W);
+	vc1 = gg_read_entry(a->comp, t + 1, W);
+	vr1 = gg_read_entry(a->raw, t + 1, W);
+	*where = t;
+	if (vc1 < vc0 || vr1 < vr0 || vc1 - vc0 > vr1 - vr0 || vc1 > a->code_bytes ||
+		vr0 < r_first || vr1 > r_last)
+		return GSST_ERR_OFFSET;
+	c = vc0;
+	out = dst + (vr0 - r_first);
+	stored_raw = vc1 - vc0 == vr1 - vr0;
+	gg_in_seek(&in, in.lo + c);
+	for (;;)
+	{
+		uint64_t	word;
+
+		if (c >= vc1)
+		{
+			/* value t is done: check it, then go on with t + 1 */
+			if (!stored_raw && produced != vr1 - vr0)
+				return GSST_ERR_LENGTH;
+			if (++t >= t_end)
+				return GSST_OK;
+			*where = t;
+			vc0 = vc1;
+			vr0 = vr1;
+			vc1 = gg_read_entry(a->comp, t + 1, W);
+			vr1 = gg_read_entry(a->raw, t + 1, W);
+			if (vc1 < vc0 || vr1 < vr0 || vc1 - vc0 > vr1 - vr0 || vc1 > a->code_bytes ||
+				vr1 > r_last)
+				return GSST_ERR_OFFSET;
+			out = dst + (vr0 - r_first);
+			stored_raw = vc1 - vc0 == vr1 - vr0;
+			produced = 0;
+			continue;
+		}
+		word = gg_in_peek(&in, in.lo + c);
+		if (stored_raw)
+		{
+			out[produced++] = (uint8_t) word;
+			c += 1;
+		}
+		else
+		{
+			unsigned	code = (unsigned) (word & 0xFF);
+			uint64_t	sym;
+			unsigned	len;
+
+			if (code == GSST_ESCAPE)
+			{
+				if (vc1 - c < 2)
+					return GSST_ERR_DANGLING_ESCAPE;
+				sym = (word >> 8) & 0xFF;
+				len = 1;
+				c += 2;
+			}
+			else
+			{
+				len = dec->len[code];
+				sym = dec->symbol[code];
+				c += 1;
+				if (len == 0)
+					return GSST_ERR_BAD_CODE;
+			}
+			if (produced + len > vr1 - vr0)
+				return GSST_ERR_LENGTH;
+			for (unsigned b = 0; b < len; b++)
+				out[produced + b] = (uint8_t) (sym >> (8 * b));
+			produced += len;
+		}
+		gg_in_advance(&in, in.lo + c);
+	}
 }
 
 /* length of the t-th selected value, for the output prefix sum */

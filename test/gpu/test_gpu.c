@@ -124,13 +124,13 @@ check_batch(const char *name, const batch *b, const gsst_encoder *enc, int quick
 				  tile_region(cpu, i));
 			rc2 = gsst_tile_open(&t, gpu, gpu_len);
 			CHECK(rc2 == GSST_OK, "%s: gsst_tile_open(gpu tile): %s", name, gsst_strerror(rc2));
-			for (int by_value = 0; by_value < 2; by_value++)
+			for (int by_value = 0; by_value < 3; by_value++)
 			{
 				memset(out, 0xCC, raw + 1);
 				rc2 = emu_decode(gpu, gpu_len, by_value, out, raw, &out_len);
 				CHECK(rc2 == GSST_OK && out_len == raw &&
 					  memcmp(out, b->data + b->off[0], raw) == 0,
-					  "%s: emulated %s decode: rc %d", name, by_value ? "value" : "split", rc2);
+					  "%s: emulated decode mode %d: rc %d", name, by_value, rc2);
 			}
 		}
 		free(cpu);
@@ -165,7 +165,7 @@ check_hostile(const batch *b, const gsst_encoder *enc)
 			at = (size_t) (rnd() % len);
 			bad[at] ^= (uint8_t) (1 + rnd() % 255);
 		}
-		for (int by_value = 0; by_value < 2; by_value++)
+		for (int by_value = 0; by_value < 3; by_value++)
 			if (emu_decode(bad, len, by_value, out, raw, &out_len) != GSST_OK)
 				errors++;
 	}
