@@ -52,6 +52,16 @@ SELECT count(*) FROM ops_t WHERE c > 'user98' AND c < 'user99'::text;
 SELECT count(*) FROM ops_t WHERE c = ANY (ARRAY['user1@web.de', 'user2@example.com']::text[]);
 RESET enable_seqscan;
 
+-- a hash index serves the same lookups
+CREATE INDEX ops_t_c_hash ON ops_t USING hash (c);
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+DROP INDEX ops_t_c;
+EXPLAIN (COSTS OFF) EXECUTE ops_lookup('user7@mail.org');
+EXECUTE ops_lookup('user7@mail.org');
+CREATE INDEX ops_t_c ON ops_t (c);
+DROP INDEX ops_t_c_hash;
+RESET enable_seqscan; RESET enable_bitmapscan;
+
 -- ORDER BY, DISTINCT, GROUP BY (sort and hash) match text
 SELECT (SELECT array_agg(c ORDER BY c, id) FROM ops_t)::text[]
      = (SELECT array_agg(c ORDER BY c, id) FROM ops_text) AS order_by_matches;
