@@ -144,8 +144,9 @@ bytes_at_least(uint64_t x, unsigned n)
  * Returns 0 on success, else 1 (an escape, an unused code, a wrong length):
  * the caller then decodes the value with gsst_decode_run, which also gives
  * the error.  Preconditions: the 8-byte words at in + 8j for 8j < k are
- * readable, and out has room for raw_len + 72 bytes (a block writes at most
- * 64 bytes past a position checked to be within raw_len).
+ * readable, and out has room for raw_len + 64 bytes: a block starts at
+ * most raw_len bytes in (checked), and its slot i stores 8 bytes at most
+ * 8 * i bytes after the block's start.
  */
 GSST_INLINE int
 decode_value_blocks(const gsst_table *table, const uint8_t *in, size_t k,

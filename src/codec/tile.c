@@ -714,7 +714,7 @@ decode_piece(const gsst_tile *t, int stored_raw, uint64_t comp_from, uint64_t co
  * to dst .. dst + raw_len, where dst + raw_len + DECODE_ROOM <= out_end
  * when room is set.
  */
-#define DECODE_ROOM 72
+#define DECODE_ROOM 64
 
 GSST_INLINE int
 decode_value(const gsst_tile *t, uint64_t comp, uint64_t comp_next, uint8_t *dst,
