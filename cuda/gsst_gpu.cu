@@ -182,6 +182,7 @@ k_selected_len(gg_decode_args a, uint64_t *lens)
 #define WARP_SPLIT_THREADS 128
 #define SPLIT_STAGE_BYTES 2048	/* per warp; flushed at FLUSH_AT */
 #define SPLIT_FLUSH_AT 512
+#define VALUES_STAGE_BYTES 1024	/* per warp, for 32 values */
 #define FULL_MASK 0xffffffffu
 
 /*
@@ -593,56 +594,121 @@ k_decode_split_warp(gg_decode_args a, const gg_decoder *dec_global)
 }
 
 /*
- * decode_values, all values: each thread decodes 4 consecutive values, each
- * on its own with its own offsets and checks (FSST random access), into
- * its warp's shared-memory stage, at the values' places among the warp's
- * 128 consecutive values; the warp then writes the stage out with
- * coalesced 16-byte stores.  Warps whose values do not fit the stage write
- * directly.
+ * decode_values, all values: each thread still decodes one value on its
+ * own (FSST random access), but into its warp's shared-memory stage, at
+ * the value's place among the warp's 32 consecutive values; the warp then
+ * writes the stage out with coalesced 16-byte stores.  Warps whose values
+ * do not fit the stage write directly.
  */
-#define VALUES_PER_THREAD 4
-#define STAGED_VALUE_THREADS 128
-#define VALUES_STAGE_BYTES 8192	/* per warp */
-
-__global__ void __launch_bounds__(STAGED_VALUE_THREADS)
+__global__ void __launch_bounds__(DECODE_VALUE_THREADS)
 k_decode_value_staged(gg_decode_args a, const gg_decoder *dec_global, uint64_t count)
 {
 	__shared__ __align__(16) gg_decoder dec;
-	__shared__ __align__(16) uint8_t stage[STAGED_VALUE_THREADS / 32][VALUES_STAGE_BYTES];
+	__shared__ __align__(16) uint8_t stage[DECODE_VALUE_THREADS / 32][VALUES_STAGE_BYTES];
 	unsigned	lane = threadIdx.x % 32;
 	uint8_t    *stg = stage[threadIdx.x / 32];
-	uint64_t	warp_index = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
-	uint64_t	first = warp_index * 32 * VALUES_PER_THREAD;
-	uint64_t	t = first + (uint64_t) lane * VALUES_PER_THREAD;
+	uint64_t	first = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) & ~(uint64_t) 31;
+	uint64_t	t = first + lane;
 	uint64_t	last,
-				t_end,
 				r_first,
-				r_last,
-				where = 0;
+				r_last;
 	uintptr_t	base,
 				head;
 	uint32_t	W = a.width;
-	int			rc;
 
 	load_shared(&dec, dec_global, sizeof(gg_decoder));
 	__syncthreads();
 	if (first >= count)
 		return;
-	last = first + 32 * VALUES_PER_THREAD < count ? first + 32 * VALUES_PER_THREAD : count;
-	t_end = t + VALUES_PER_THREAD < last ? t + VALUES_PER_THREAD : last;
+	last = first + 32 < count ? first + 32 : count;
 	r_first = gg_read_entry(a.raw, first, W);
 	r_last = gg_read_entry(a.raw, last, W);
 	base = ((uintptr_t) a.out + r_first) & ~(uintptr_t) 15;
 	head = (uintptr_t) a.out + r_first - base;
 	if (r_last < r_first || r_last > a.out_cap || r_last - r_first + head > VALUES_STAGE_BYTES)
 	{
-		for (; t < t_end; t++)
+		if (t < count)
 			gg_decode_value(&dec, &a, t);
 		return;
 	}
-	rc = gg_decode_values_into(&dec, &a, t, t_end, stg + head, r_first, r_last, &where);
-	if (rc != GSST_OK)
-		gg_set_error(a.err, rc, 2, where);
+	if (t < count)
+	{
+		uint64_t	vc0 = gg_read_entry(a.comp, t, W),
+					vc1 = gg_read_entry(a.comp, t + 1, W),
+					vr0 = gg_read_entry(a.raw, t, W),
+					vr1 = gg_read_entry(a.raw, t + 1, W);
+		int			rc = GSST_OK;
+
+		if (vc1 < vc0 || vr1 < vr0 || vc1 - vc0 > vr1 - vr0 || vc1 > a.code_bytes ||
+			vr0 < r_first || vr1 > r_last)
+			rc = GSST_ERR_OFFSET;
+		else if (vr1 > vr0)
+		{
+			uint8_t    *dst = stg + head + (vr0 - r_first);
+			gg_in		in;
+			uint64_t	c = vc0,
+						produced = 0,
+						nout = vr1 - vr0;
+
+			in.lo = (uintptr_t) a.codes;
+			in.hi = (uintptr_t) a.codes + a.code_bytes;
+			gg_in_seek(&in, in.lo + vc0);
+			if (vc1 - vc0 == nout)
+			{
+				for (; c < vc1; c++)
+				{
+					dst[c - vc0] = (uint8_t) gg_in_peek(&in, in.lo + c);
+					gg_in_advance(&in, in.lo + c + 1);
+				}
+			}
+			else
+				while (c < vc1)
+				{
+					uint64_t	word = gg_in_peek(&in, in.lo + c);
+					unsigned	code = (unsigned) (word & 0xFF);
+					uint64_t	sym;
+					unsigned	len,
+								adv;
+
+					if (code == GSST_ESCAPE)
+					{
+						if (vc1 - c < 2)
+						{
+							rc = GSST_ERR_DANGLING_ESCAPE;
+							break;
+						}
+						sym = (word >> 8) & 0xFF;
+						len = 1;
+						adv = 2;
+					}
+					else
+					{
+						len = dec.len[code];
+						sym = dec.symbol[code];
+						adv = 1;
+						if (len == 0)
+						{
+							rc = GSST_ERR_BAD_CODE;
+							break;
+						}
+					}
+					if (produced + len > nout)
+					{
+						rc = GSST_ERR_LENGTH;
+						break;
+					}
+					for (unsigned b = 0; b < len; b++)
+						dst[produced + b] = (uint8_t) (sym >> (8 * b));
+					produced += len;
+					c += adv;
+					gg_in_advance(&in, in.lo + c);
+				}
+			if (rc == GSST_OK && vc1 - vc0 != nout && produced != nout)
+				rc = GSST_ERR_LENGTH;
+		}
+		if (rc != GSST_OK)
+			gg_set_error(a.err, rc, 2, t);
+	}
 	__syncwarp();
 	{
 		warp_stage	o;
@@ -1467,8 +1533,7 @@ gsst_gpu_decode_values_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len
 		if (count > (uint64_t) INT32_MAX * DECODE_VALUE_THREADS)
 			return set_error(ctx, GSST_GPU_ERR_LIMIT, "decode_values: too many values");
 		if (d_indices == NULL && !(ctx->cfg.flags & GSST_GPU_FLAG_DIRECT_VALUES))
-			k_decode_value_staged<<<blocks_for((count + VALUES_PER_THREAD - 1) / VALUES_PER_THREAD,
-											   STAGED_VALUE_THREADS), STAGED_VALUE_THREADS,
+			k_decode_value_staged<<<blocks_for(count, DECODE_VALUE_THREADS), DECODE_VALUE_THREADS,
 				0, ctx->stream>>>(a, ctx->d_dec, count);
 		else
 			k_decode_value<<<blocks_for(count, DECODE_VALUE_THREADS), DECODE_VALUE_THREADS, 0,

@@ -656,7 +656,6 @@ gg_encode_values(const gg_encoder *enc, const gg_encode_args *a, gg_win *win, gg
 	int			over = 0;
 
 	gg_write_entry(a->tile + a->comp_at, w, a->width, out_start - whole_start);
-	gg_write_entry(a->tile + a->raw_at, w, a->width, base - a->off0);
 	gg_win_seek(win, data);
 	for (;;)
 	{
@@ -689,7 +688,6 @@ gg_encode_values(const gg_encoder *enc, const gg_encode_args *a, gg_win *win, gg
 			out_start = gg_pack_pos(pk);
 			written = 0;
 			gg_write_entry(a->tile + a->comp_at, w, a->width, out_start - whole_start);
-			gg_write_entry(a->tile + a->raw_at, w, a->width, base + vstart - a->off0);
 		}
 		word = gg_win_peek(win, data + pos);
 		left = seg_end - pos;
@@ -780,7 +778,6 @@ gg_encode_unit(const gg_encoder *enc, const gg_encode_args *a, uint64_t u)
 		uint64_t	vstart = gg_ld_off(off, ve);
 		uint64_t	codes;
 
-		gg_write_entry(a->tile + a->raw_at, ve, a->width, vstart - a->off0);
 		gg_win_seek(&win, data + vstart);
 		codes = gg_encode_run(enc, &win, &pk, data, vstart, end, vstart, end - vstart,
 							  1, &over);
@@ -962,16 +959,24 @@ gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nla
 		else
 			gg_copy_lanes(dst, scratch + sp, r->trail_codes, scr_lo, scr_hi, lane, nlanes);
 		if (lane == 0)
+		{
 			gg_write_entry(a->tile + a->comp_at, r->end_value, a->width,
 						   base + r->lead_final + r->whole_bytes);
+			gg_write_entry(a->tile + a->raw_at, r->end_value, a->width, vstart - a->off0);
+		}
 	}
-	/* whole values hold unit-local offsets: make them tile offsets */
+	/*
+	 * Whole values hold unit-local offsets: make them tile offsets; and
+	 * write their raw offsets here, where lanes cover consecutive values
+	 * (coalesced), rather than in the encoder (one thread per unit).
+	 */
 	first_whole = r->first_value + (r->first_seg > 0 ? 1 : 0);
 	for (w = first_whole + lane; w < r->end_value; w += nlanes)
 	{
 		uint64_t	local = gg_read_entry_rw(a->tile + a->comp_at, w, a->width);
 
 		gg_write_entry(a->tile + a->comp_at, w, a->width, local + base + r->lead_final);
+		gg_write_entry(a->tile + a->raw_at, w, a->width, gg_ld_off(a->off, w) - a->off0);
 	}
 }
 
@@ -1392,108 +1397,6 @@ gg_decode_value(const gg_decoder *dec, const gg_decode_args *a, uint64_t t)
 		return;
 	}
 	gg_out_finish(&o);
-}
-
-/*
- * Decode values [t, t_end) one after another, each checked on its own as
- * gg_decode_value does, to dst + (raw offset - r_first): a warp's stage on
- * the GPU, the output itself in the emulation.  One code per iteration of
- * a single loop, so a thread whose value ends early moves on to its next
- * value instead of idling while its warp's longest value finishes.
- * Returns 0 or a gsst_status (and sets *where).
- */
-GG_FN int
-gg_decode_values_into(const gg_decoder *dec, const gg_decode_args *a, uint64_t t,
-					  uint64_t t_end, uint8_t *dst, uint64_t r_first, uint64_t r_last,
-					  uint64_t *where)
-{
-	uint32_t	W = a->width;
-	uint64_t	vc0,
-				vc1,
-				vr0,
-				vr1;
-	uint64_t	c,
-				produced = 0;
-	uint8_t    *out;
-	int			stored_raw;
-	gg_in		in;
-
-	if (t >= t_end)
-		return GSST_OK;
-	in.lo = (uintptr_t) a->codes;
-	in.hi = (uintptr_t) a->codes + a->code_bytes;
-	vc0 = gg_read_entry(a->comp, t, W);
-	vr0 = gg_read_entry(a->raw, t, W);
-	vc1 = gg_read_entry(a->comp, t + 1, W);
-	vr1 = gg_read_entry(a->raw, t + 1, W);
-	*where = t;
-	if (vc1 < vc0 || vr1 < vr0 || vc1 - vc0 > vr1 - vr0 || vc1 > a->code_bytes ||
-		vr0 < r_first || vr1 > r_last)
-		return GSST_ERR_OFFSET;
-	c = vc0;
-	out = dst + (vr0 - r_first);
-	stored_raw = vc1 - vc0 == vr1 - vr0;
-	gg_in_seek(&in, in.lo + c);
-	for (;;)
-	{
-		uint64_t	word;
-
-		if (c >= vc1)
-		{
-			/* value t is done: check it, then go on with t + 1 */
-			if (!stored_raw && produced != vr1 - vr0)
-				return GSST_ERR_LENGTH;
-			if (++t >= t_end)
-				return GSST_OK;
-			*where = t;
-			vc0 = vc1;
-			vr0 = vr1;
-			vc1 = gg_read_entry(a->comp, t + 1, W);
-			vr1 = gg_read_entry(a->raw, t + 1, W);
-			if (vc1 < vc0 || vr1 < vr0 || vc1 - vc0 > vr1 - vr0 || vc1 > a->code_bytes ||
-				vr1 > r_last)
-				return GSST_ERR_OFFSET;
-			out = dst + (vr0 - r_first);
-			stored_raw = vc1 - vc0 == vr1 - vr0;
-			produced = 0;
-			continue;
-		}
-		word = gg_in_peek(&in, in.lo + c);
-		if (stored_raw)
-		{
-			out[produced++] = (uint8_t) word;
-			c += 1;
-		}
-		else
-		{
-			unsigned	code = (unsigned) (word & 0xFF);
-			uint64_t	sym;
-			unsigned	len;
-
-			if (code == GSST_ESCAPE)
-			{
-				if (vc1 - c < 2)
-					return GSST_ERR_DANGLING_ESCAPE;
-				sym = (word >> 8) & 0xFF;
-				len = 1;
-				c += 2;
-			}
-			else
-			{
-				len = dec->len[code];
-				sym = dec->symbol[code];
-				c += 1;
-				if (len == 0)
-					return GSST_ERR_BAD_CODE;
-			}
-			if (produced + len > vr1 - vr0)
-				return GSST_ERR_LENGTH;
-			for (unsigned b = 0; b < len; b++)
-				out[produced + b] = (uint8_t) (sym >> (8 * b));
-			produced += len;
-		}
-		gg_in_advance(&in, in.lo + c);
-	}
 }
 
 /* length of the t-th selected value, for the output prefix sum */

@@ -167,8 +167,7 @@ emu_decode_args(const uint8_t *tile, size_t tile_len, gg_decode_args *a, gsst_ta
 	return GSST_OK;
 }
 
-/* decode all splits (by_value = 0), all values one by one (1), or in
- * groups of 4 (2) */
+/* decode all splits (by_value = 0) or all values one by one (1) */
 static int
 emu_decode(const uint8_t *tile, size_t tile_len, int by_value, uint8_t *out, size_t out_cap,
 		   size_t *out_len)
@@ -186,27 +185,9 @@ emu_decode(const uint8_t *tile, size_t tile_len, int by_value, uint8_t *out, siz
 	gg_decoder_from_table(&dec, &table);
 	a.out = out;
 	a.out_cap = out_cap;
-	if (by_value == 1)
+	if (by_value)
 		for (uint64_t i = 0; i < a.n; i++)
 			gg_decode_value(&dec, &a, i);
-	else if (by_value == 2)
-	{
-		/* groups of 4 values, as a thread of the staged kernel does */
-		for (uint64_t i = 0; i < a.n && err.code == 0; i += 4)
-		{
-			uint64_t	end = i + 4 < a.n ? i + 4 : a.n;
-			uint64_t	r_first = gg_read_entry(a.raw, i, a.width);
-			uint64_t	r_last = gg_read_entry(a.raw, end, a.width);
-			uint64_t	where = 0;
-			int			rc2;
-
-			if (r_last < r_first || r_last > out_cap)
-				return GSST_ERR_OFFSET;
-			rc2 = gg_decode_values_into(&dec, &a, i, end, out + r_first, r_first, r_last, &where);
-			if (rc2 != GSST_OK)
-				gg_set_error(&err, rc2, 2, where);
-		}
-	}
 	else
 		for (uint64_t s = 0; s < a.nsplits; s++)
 			gg_decode_split(&dec, &a, s);
