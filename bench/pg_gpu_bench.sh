@@ -12,11 +12,13 @@
 #
 # Table big: values of 16 consecutive l_comment lines (~430 bytes), the
 # 6,250 of them repeated COPIES times (default 800: about 2.2 GB of text).
-# Timed: gsst.compress_table with gsst.gpu on and off (each re-encodes every
-# value of the compressed table with a fresh dictionary), VACUUM FULL of the
-# same table, and gsst.load against COPY on a quarter of the rows.  Checked:
-# a sample of the values the GPU encoded against per-row encoding, and every
-# value gsst.load stored via the GPU against the same row loaded on the CPU.
+# Timed: gsst.compress_table of the raw table (after SET COMPRESSION gsst)
+# with gsst.gpu on (big) and off (big_cpu, a copy), VACUUM FULL of the raw
+# copy; then, on the compressed table, VACUUM FULL and compress_table with
+# retrain (decode, learn, encode) on and off; and gsst.load against COPY on a
+# quarter of the rows.  Checked: every row of big (GPU) against big_cpu
+# (CPU), a sample of big against per-row encoding, and every row gsst.load
+# stored via the GPU against the same row loaded on the CPU.
 set -u -o pipefail
 TARBALL=${1:?usage: bench/pg_gpu_bench.sh PG_TARBALL [COPIES]}
 COPIES=${2:-800}
@@ -89,17 +91,28 @@ run() {
 		"$(grep -v '^$' "$OUT/$label.out" | tail -1 | cut -c1-160)" | tee -a "$OUT/times.txt"
 }
 
+# a dictionary trained in a fresh backend (see the note in bench/README.md)
+PSQL -At -c "SELECT gsst.train('big', 'c')" >/dev/null
+PSQL -At -c "SELECT 'dictionary ' || id || ': ' || nsymbols || ' symbols' FROM gsst.dictionaries ORDER BY id DESC LIMIT 1"
+# big_cpu: the same raw rows, same column family (LIKE keeps the typmod)
+PSQL -q -c "CREATE TABLE big_cpu (LIKE big)" -c "INSERT INTO big_cpu SELECT * FROM big"
+
 say "timings"
-run compress_first_gpu   -c "SET gsst.gpu = on" -c "SELECT gsst.compress_table('big')"
-PSQL -At -c "SELECT 'compressed heap ' || pg_size_pretty(pg_table_size('big'))"
+run vacuum_full_raw      -c "VACUUM FULL big_cpu"
+run compress_raw_gpu     -c "SET gsst.gpu = on" -c "SELECT gsst.compress_table('big')"
+run compress_raw_cpu     -c "SET gsst.gpu = off" -c "SELECT gsst.compress_table('big_cpu')"
+PSQL -c "SELECT 'big' AS t, \"values\", encoded_values, raw_bytes, stored_bytes, round(ratio::numeric, 3) AS ratio, dictionaries, pg_size_pretty(pg_table_size('big')) AS heap FROM gsst.column_stats('big') UNION ALL SELECT 'big_cpu', \"values\", encoded_values, raw_bytes, stored_bytes, round(ratio::numeric, 3), dictionaries, pg_size_pretty(pg_table_size('big_cpu')) FROM gsst.column_stats('big_cpu')"
+PSQL -At -c "SELECT 'big and big_cpu rows whose stored bytes differ: ' || count(*) FILTER (WHERE gsst.datum(a.c) IS DISTINCT FROM gsst.datum(b.c)) || ' of ' || count(*) FROM big a JOIN big_cpu b USING (id)"
+PSQL -q -c "DROP TABLE big_cpu"
 run vacuum_full          -c "VACUUM FULL big"
-run compress_gpu         -c "SET gsst.gpu = on" -c "SELECT gsst.compress_table('big', retrain => true)"
-run compress_cpu         -c "SET gsst.gpu = off" -c "SELECT gsst.compress_table('big', retrain => true)"
+run recode_gpu           -c "SET gsst.gpu = on" -c "SELECT gsst.compress_table('big', retrain => true)"
+run recode_cpu           -c "SET gsst.gpu = off" -c "SELECT gsst.compress_table('big', retrain => true)"
 if [ -n "${REPEAT:-}" ]; then
-	run compress_gpu_again   -c "SET gsst.gpu = on" -c "SELECT gsst.compress_table('big', retrain => true)"
+	run recode_gpu_again     -c "SET gsst.gpu = on" -c "SELECT gsst.compress_table('big', retrain => true)"
 	run vacuum_full_again    -c "VACUUM FULL big"
 fi
-grep -h "NOTICE\|DETAIL" "$OUT"/compress_*.out | sed 's/^/  /'
+PSQL -c "SELECT \"values\", encoded_values, round(ratio::numeric, 3) AS ratio, dictionaries, pg_size_pretty(pg_table_size('big')) AS heap FROM gsst.column_stats('big')"
+grep -h "NOTICE\|DETAIL" "$OUT"/compress_*.out "$OUT"/recode_*.out | sed 's/^/  /'
 
 say "GPU bytes against per-row (CPU) encoding, 5% sample"
 PSQL -At -c "SELECT 'sampled ' || count(*) || ', differing ' || count(*) FILTER (WHERE gsst.datum(c) IS DISTINCT FROM gsst.datum(gsst.compress(c::text, (SELECT atttypmod FROM pg_attribute WHERE attrelid = 'big'::regclass AND attname = 'c')))) FROM big TABLESAMPLE SYSTEM (5)"
@@ -123,6 +136,7 @@ EOF
 	run copy_text  -c "COPY l_text FROM '$ROOT/sock/src.copy'"
 	say "every row gsst.load stored via the GPU against the same row stored on the CPU"
 	PSQL -At -c "SELECT 'pairs ' || count(*) || ', differing ' || count(*) FILTER (WHERE gsst.datum(a.c) IS DISTINCT FROM gsst.datum(b.c)) FROM l a JOIN l b ON b.id = a.id + 1000000000000"
+	PSQL -c "SELECT \"values\", encoded_values, round(ratio::numeric, 3) AS ratio, dictionaries FROM gsst.column_stats('l')"
 	PSQL -x -c "SELECT mode, gpu_batches, cpu_batches, failed_batches, backend_fallbacks, errors FROM gsst.worker_status"
 fi
 
