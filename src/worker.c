@@ -30,6 +30,7 @@
 
 #include <dlfcn.h>
 
+#include "access/xact.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "pgstat.h"
@@ -45,6 +46,7 @@
 #include "utils/builtins.h"
 #include "utils/guc.h"
 #include "utils/memutils.h"
+#include "utils/resowner.h"
 #include "utils/timestamp.h"
 
 #include "../cuda/gsst_gpu.h"
@@ -326,6 +328,53 @@ gsst_worker_count_fallback(void)
 }
 
 /*
+ * A segment for a batch, or NULL when none can be had: out of DSM slots, or
+ * out of memory for it (a full /dev/shm raises an error, which we catch in a
+ * subtransaction: no memory for the GPU path is a reason to encode on the
+ * CPU, not to fail the load).  The segment belongs to the caller's resource
+ * owner, so an error or cancel later detaches it.
+ */
+static dsm_segment *
+create_segment(Size size)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	dsm_segment *seg = NULL;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		seg = dsm_create(size, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+		/* out of the subtransaction's resource owner ... */
+		if (seg != NULL)
+			dsm_pin_mapping(seg);
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		ereport(LOG,
+				(errmsg("gsst: no shared memory for a batch of %zu bytes, encoding it in this backend: %s",
+						size, edata->message)));
+		FreeErrorData(edata);
+		seg = NULL;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	/* ... into the caller's */
+	if (seg != NULL)
+		dsm_unpin_mapping(seg);
+	return seg;
+}
+
+/*
  * Hand a batch to the worker.  Returns NULL when the worker cannot take it
  * now (none running, no GPU, no free slot, no segment): then the caller
  * encodes on the CPU.  Never waits.
@@ -367,7 +416,7 @@ gsst_request_submit(GsstBatch *batch)
 		return NULL;
 	size = at;
 
-	seg = dsm_create(size, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+	seg = create_segment(size);
 	if (seg == NULL)
 		return NULL;
 	req = MemoryContextAllocZero(TopMemoryContext, sizeof(GsstRequest));
