@@ -28,8 +28,12 @@ typedef struct candidate
 	uint8_t		len;			/* 0: free slot */
 } candidate;
 
+/* Marks a work buffer that gsst_train left zeroed ("gsstclen"). */
+#define WORK_CLEAN_MARKER 0x6e656c6374737367ull
+
 typedef struct train_work
 {
+	uint64_t	clean_marker;	/* WORK_CLEAN_MARKER, or clear it all */
 	/* row NTOKENS: pairs with no first token, counted to avoid branches */
 	uint16_t	pair_count[(NTOKENS + 1) * NTOKENS];	/* <= SAMPLE_BYTES */
 	uint32_t	touched_pairs[2 * SAMPLE_BYTES + NTOKENS + 1];
@@ -646,6 +650,16 @@ gsst_train(gsst_table *table, const uint8_t *const *values, const size_t *lens,
 
 	if (table == NULL || w == NULL || (n > 0 && (values == NULL || lens == NULL)))
 		return GSST_ERR_ARG;
+
+	/*
+	 * The counters must start at zero.  A buffer this function left behind
+	 * is; anything else (a fresh palloc, say) is cleared once here.
+	 */
+	if (w->clean_marker != WORK_CLEAN_MARKER)
+	{
+		memset(w, 0, sizeof(*w));
+		w->clean_marker = WORK_CLEAN_MARKER;
+	}
 	npieces = take_sample(w, values, lens, n, &sample_bytes, &total_bytes);
 
 	/* the empty table: every byte escaped */
