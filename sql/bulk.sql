@@ -4,8 +4,8 @@
 -- Either way every stored datum must equal per-row encoding with the same
 -- dictionary: gsst.datum(c) = gsst.datum(gsst.compress(c::text, family)).
 --
-CREATE EXTENSION IF NOT EXISTS gsst;
 SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS gsst;
 \set VERBOSITY terse
 
 -- rows whose stored bytes differ from per-row encoding with the column's
