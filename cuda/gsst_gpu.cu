@@ -89,12 +89,15 @@ __global__ void __launch_bounds__(ENCODE_THREADS, 8)	/* 64 registers, no spills 
 k_encode(gg_encode_args a)
 {
 	__shared__ __align__(16) gg_encoder enc;
+	/* per thread: 32-byte sectors of codes and of offsets, 8 bytes of
+	 * padding so that neighbouring threads use different banks */
+	__shared__ __align__(16) uint64_t slots[ENCODE_THREADS][9];
 	uint64_t	u = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
 
 	load_shared(&enc, a.enc_global, sizeof(gg_encoder));
 	__syncthreads();
 	if (u < a.nunits)
-		gg_encode_unit(&enc, &a, u);
+		gg_encode_unit(&enc, &a, u, (uint8_t *) slots[threadIdx.x]);
 }
 
 __global__ void

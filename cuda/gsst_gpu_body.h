@@ -407,11 +407,17 @@ gg_win_advance(gg_win *w, uintptr_t p)
 	}
 }
 
-/* ---- packer: bytes appended to an 8-aligned scratch area ---- */
+/* ---- packer: bytes appended to a 32-aligned scratch area ---- */
 
+/*
+ * Words are gathered in a 32-byte slot (shared memory on the GPU) and
+ * written a whole 32-byte sector at a time: one thread's scattered 8-byte
+ * stores would each be a partial-sector write to L2.
+ */
 typedef struct gg_packer
 {
-	uint8_t    *base;			/* 8-aligned */
+	uint8_t    *base;			/* 32-aligned */
+	uint8_t    *slot;			/* 32 bytes, 8-aligned */
 	uint64_t	acc;
 	uint32_t	fill;			/* bytes in acc, < 8 */
 	uint32_t	word_pos;		/* offset of acc's first byte, multiple of 8 */
@@ -423,6 +429,22 @@ gg_pack_pos(const gg_packer *pk)
 	return pk->word_pos + pk->fill;
 }
 
+GG_FN void
+gg_pack_flush_sector(gg_packer *pk, uint32_t sector)
+{
+	gg_st128(pk->base + sector, gg_ld64_own(pk->slot), gg_ld64_own(pk->slot + 8));
+	gg_st128(pk->base + sector + 16, gg_ld64_own(pk->slot + 16), gg_ld64_own(pk->slot + 24));
+}
+
+/* the word at word_pos is complete */
+GG_FN void
+gg_pack_store_word(gg_packer *pk)
+{
+	gg_st64(pk->slot + (pk->word_pos & 31), pk->acc);
+	if ((pk->word_pos & 31) == 24)
+		gg_pack_flush_sector(pk, pk->word_pos & ~31u);
+}
+
 /* append n (1..8) bytes; bytes of `bytes` above n must be zero */
 GG_FN void
 gg_pack_put(gg_packer *pk, uint64_t bytes, unsigned n)
@@ -432,7 +454,7 @@ gg_pack_put(gg_packer *pk, uint64_t bytes, unsigned n)
 	pk->acc |= bytes << (8 * fill);
 	if (fill + n >= 8)
 	{
-		gg_st64(pk->base + pk->word_pos, pk->acc);
+		gg_pack_store_word(pk);
 		pk->word_pos += 8;
 		pk->acc = fill + n > 8 ? bytes >> (8 * (8 - fill)) : 0;
 		pk->fill = fill + n - 8;
@@ -445,6 +467,8 @@ gg_pack_put(gg_packer *pk, uint64_t bytes, unsigned n)
 GG_FN void
 gg_pack_seek(gg_packer *pk, uint32_t p)
 {
+	uint32_t	sector = pk->word_pos & ~31u;
+
 	if (p >= pk->word_pos && p < pk->word_pos + 8)
 	{
 		if (p < pk->word_pos + pk->fill)
@@ -454,24 +478,89 @@ gg_pack_seek(gg_packer *pk, uint32_t p)
 	}
 	if (p > pk->word_pos)
 	{
-		/* forward past the current word: write it out first */
-		gg_st64(pk->base + pk->word_pos, pk->acc);
+		/* forward past the current word: keep it, and its sector */
+		gg_st64(pk->slot + (pk->word_pos & 31), pk->acc);
+		if ((p & ~31u) != sector)
+			gg_pack_flush_sector(pk, sector);
 		pk->word_pos = p & ~7u;
 		pk->fill = p & 7u;
 		pk->acc = 0;
 		return;
 	}
-	/* back into words already written */
+	/* back: into the slot, or into a sector already written out */
+	if ((p & ~31u) != sector)
+		for (uint32_t i = 0; i < 32; i += 8)
+			gg_st64(pk->slot + i, gg_ld64_own(pk->base + (p & ~31u) + i));
 	pk->word_pos = p & ~7u;
 	pk->fill = p & 7u;
-	pk->acc = gg_ld64_own(pk->base + pk->word_pos) & gg_low_mask(pk->fill);
+	pk->acc = gg_ld64_own(pk->slot + (pk->word_pos & 31)) & gg_low_mask(pk->fill);
 }
 
 GG_FN void
 gg_pack_finish(gg_packer *pk)
 {
 	if (pk->fill > 0)
-		gg_st64(pk->base + pk->word_pos, pk->acc);
+		gg_st64(pk->slot + (pk->word_pos & 31), pk->acc);
+	if (pk->fill > 0 || (pk->word_pos & 31) != 0)
+		gg_pack_flush_sector(pk, pk->word_pos & ~31u);
+}
+
+/*
+ * Per-value comp offsets, gathered like the packer's words: a 32-byte
+ * sector of entries goes out in one piece when this thread wrote all of
+ * it; the sectors it shares with neighbouring units, entry by entry.
+ */
+typedef struct gg_entries
+{
+	uint8_t    *slot;			/* 32 bytes, 8-aligned */
+	uintptr_t	first;			/* address of this thread's first entry */
+	uintptr_t	last;			/* address of the last entry put, 0 = none */
+	uint32_t	width;
+} gg_entries;
+
+GG_FN void
+gg_entries_write_part(gg_entries *e, uintptr_t from, uintptr_t to)
+{
+	for (uintptr_t at = from; at < to; at += e->width)
+	{
+		if (e->width == 4)
+			gg_st32((uint8_t *) at, (uint32_t) (gg_ld64_own(e->slot + (at & 24)) >> (8 * (at & 4))));
+		else
+			gg_st64((uint8_t *) at, gg_ld64_own(e->slot + (at & 31)));
+	}
+}
+
+GG_FN void
+gg_entries_put(gg_entries *e, uintptr_t at, uint64_t v)
+{
+	if (e->width == 4)
+		gg_st32(e->slot + (at & 31), (uint32_t) v);
+	else
+		gg_st64(e->slot + (at & 31), v);
+	e->last = at;
+	if (((at + e->width) & 31) == 0)
+	{
+		uintptr_t	sector = at & ~(uintptr_t) 31;
+
+		if (sector >= e->first)
+		{
+			gg_st128((uint8_t *) sector, gg_ld64_own(e->slot), gg_ld64_own(e->slot + 8));
+			gg_st128((uint8_t *) sector + 16, gg_ld64_own(e->slot + 16), gg_ld64_own(e->slot + 24));
+		}
+		else
+			gg_entries_write_part(e, e->first, at + e->width);
+	}
+}
+
+GG_FN void
+gg_entries_finish(gg_entries *e)
+{
+	uintptr_t	sector;
+
+	if (e->last == 0 || ((e->last + e->width) & 31) == 0)
+		return;
+	sector = e->last & ~(uintptr_t) 31;
+	gg_entries_write_part(e, sector > e->first ? sector : e->first, e->last + e->width);
 }
 
 /* ---- the encoding rule (mirrors the codec's gsst_match exactly) ---- */
@@ -628,8 +717,12 @@ gg_piece_at(const uint64_t *off, uint64_t n, uint64_t m, uint64_t *v, uint32_t *
 GG_FN uint64_t
 gg_unit_scratch(uint64_t u, uint64_t raw_start)
 {
-	/* 8-aligned, and at least unit raw bytes + 9 apart (see encode_unit) */
-	return ((raw_start + 7) & ~(uint64_t) 7) + 16 * u;
+	/*
+	 * 32-aligned (whole sectors), and at least unit raw bytes + 33 apart:
+	 * codes never exceed the raw bytes, and the packer's last sector
+	 * write reaches at most 31 bytes past them.
+	 */
+	return ((raw_start + 31) & ~(uint64_t) 31) + 64 * u;
 }
 
 /*
@@ -641,7 +734,7 @@ gg_unit_scratch(uint64_t u, uint64_t raw_start)
  */
 GG_FN void
 gg_encode_values(const gg_encoder *enc, const gg_encode_args *a, gg_win *win, gg_packer *pk,
-				 uint64_t v, uint64_t ve, uint32_t whole_start)
+				 uint64_t v, uint64_t ve, uint32_t whole_start, uint8_t *entry_slot)
 {
 	const uint64_t *off = a->off;
 	uint64_t	base = gg_ld_off(off, v);
@@ -654,8 +747,14 @@ gg_encode_values(const gg_encoder *enc, const gg_encode_args *a, gg_win *win, gg
 	uint32_t	out_start = gg_pack_pos(pk);
 	uint32_t	written = 0;
 	int			over = 0;
+	uint8_t    *comp = a->tile + a->comp_at;
+	gg_entries	entries;
 
-	gg_write_entry(a->tile + a->comp_at, w, a->width, out_start - whole_start);
+	entries.slot = entry_slot;
+	entries.first = (uintptr_t) comp + v * a->width;
+	entries.last = 0;
+	entries.width = a->width;
+	gg_entries_put(&entries, (uintptr_t) comp + w * a->width, out_start - whole_start);
 	gg_win_seek(win, data);
 	for (;;)
 	{
@@ -681,13 +780,16 @@ gg_encode_values(const gg_encoder *enc, const gg_encode_args *a, gg_win *win, gg
 				over = 0;
 			}
 			if (++w >= ve)
+			{
+				gg_entries_finish(&entries);
 				return;
+			}
 			vstart = vend;
 			vend = (uint32_t) (gg_ld_off(off, w + 1) - base);
 			seg_end = vend - vstart < GG_SEG ? vend : vstart + GG_SEG;
 			out_start = gg_pack_pos(pk);
 			written = 0;
-			gg_write_entry(a->tile + a->comp_at, w, a->width, out_start - whole_start);
+			gg_entries_put(&entries, (uintptr_t) comp + w * a->width, out_start - whole_start);
 		}
 		word = gg_win_peek(win, data + pos);
 		left = seg_end - pos;
@@ -708,8 +810,9 @@ gg_encode_values(const gg_encoder *enc, const gg_encode_args *a, gg_win *win, gg
 
 /* ---- encode: one unit (one thread) ---- */
 
+/* slot: 64 bytes, 8-aligned, private to the thread (shared memory) */
 GG_FN void
-gg_encode_unit(const gg_encoder *enc, const gg_encode_args *a, uint64_t u)
+gg_encode_unit(const gg_encoder *enc, const gg_encode_args *a, uint64_t u, uint8_t *slot)
 {
 	const uint64_t *off = a->off;
 	uintptr_t	data = (uintptr_t) a->data;
@@ -747,6 +850,7 @@ gg_encode_unit(const gg_encoder *enc, const gg_encode_args *a, uint64_t u)
 	win.hi = data + a->off_end;
 	gg_win_seek(&win, data + pos);
 	pk.base = a->scratch + gg_unit_scratch(u, rec.raw_start);
+	pk.slot = slot;
 	pk.acc = 0;
 	pk.fill = 0;
 	pk.word_pos = 0;
@@ -769,7 +873,7 @@ gg_encode_unit(const gg_encoder *enc, const gg_encode_args *a, uint64_t u)
 
 	whole_start = gg_pack_pos(&pk);
 	if (v < ve)
-		gg_encode_values(enc, a, &win, &pk, v, ve, whole_start);
+		gg_encode_values(enc, a, &win, &pk, v, ve, whole_start, slot + 32);
 	rec.whole_bytes = gg_pack_pos(&pk) - whole_start;
 
 	if (se > 0 && ve >= v)

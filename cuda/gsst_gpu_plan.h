@@ -45,8 +45,8 @@ gg_plan_encode(gg_plan *p, uint64_t n, uint64_t off0, uint64_t last_start, uint6
 	p->nunits = gg_part_count(n, last_piece, unit_bytes);
 	p->nsplits = gg_part_count(n, last_piece, split_bytes);
 	p->units_per_split = split_bytes / unit_bytes;
-	/* each unit's area: its raw bytes rounded to 8, plus 16 (see body) */
-	p->scratch_bytes = p->raw_bytes + 16 * p->nunits + 64;
+	/* each unit's area: its raw bytes rounded to 32, plus 64 (see body) */
+	p->scratch_bytes = p->raw_bytes + 64 * p->nunits + 128;
 	return gg_compute_layout(&p->layout, gg_index_width(n, p->raw_bytes), table_bytes, n,
 							 p->nsplits);
 }

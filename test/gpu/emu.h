@@ -103,7 +103,12 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	a.prefix = prefix;
 
 	for (uint64_t u = 0; u < plan.nunits; u++)
-		gg_encode_unit(genc, &a, u);
+	{
+		uint64_t	slot[8];		/* the thread's shared-memory slot */
+
+		memset(slot, 0x77, sizeof(slot));
+		gg_encode_unit(genc, &a, u, (uint8_t *) slot);
+	}
 	for (uint64_t u = 0; u < plan.nunits; u++)
 		gg_resolve_unit(&a, u);
 	for (uint64_t u = 0; u < plan.nunits; u++)
