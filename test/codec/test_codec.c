@@ -1697,6 +1697,31 @@ test_training_dirty_scratch(void)
 	generated_training_sets(&text, &binary);
 	check_training_deterministic(&text, true);
 	check_training_deterministic(&binary, true);
+
+	/*
+	 * Scratch that held a finished training and was then reused for other
+	 * data, all but its first bytes (as freed and reallocated heap memory
+	 * can be): whatever gsst_train left there must not be trusted.
+	 */
+	const uint8_t **ptrs = xmalloc(sizeof(*ptrs) * text.n);
+	size_t	   *lens = xmalloc(sizeof(*lens) * text.n);
+	size_t		work_bytes = gsst_train_work_bytes();
+	uint8_t    *work = xmalloc(work_bytes);
+	gsst_table	first, again;
+
+	for (size_t i = 0; i < text.n; i++)
+		ptrs[i] = vs_value(&text, i, &lens[i]);
+	memset(work, 0, work_bytes);
+	CHECK_EQ(gsst_train(&first, ptrs, lens, text.n, work), GSST_OK);
+	for (size_t skip = 8; skip <= 64; skip *= 2)
+	{
+		memset(work + skip, 0xA7, work_bytes - skip);
+		CHECK_EQ(gsst_train(&again, ptrs, lens, text.n, work), GSST_OK);
+		CHECK(tables_equal(&first, &again));
+	}
+	free(work);
+	free(lens);
+	free(ptrs);
 	vs_free(&binary);
 	vs_free(&text);
 }
