@@ -69,7 +69,7 @@ else
 RUN_AS = env
 endif
 
-.PHONY: test deps test-user test-codec test-regress test-tap demo bench-pg
+.PHONY: test deps test-user test-codec test-gpu test-regress test-tap demo bench-pg
 
 # Install missing Debian packages (root only, only what is missing).
 deps:
@@ -93,8 +93,15 @@ test: deps
 	$(MAKE) all
 	$(MAKE) install
 	$(MAKE) test-codec
+	$(MAKE) test-gpu
 	$(MAKE) test-regress
 	$(MAKE) test-tap
+
+# CPU-side tests of the GPU code: the kernels' logic emulated on the CPU
+# against the codec, and the ABI's no-device path (no GPU needed).
+test-gpu:
+	@echo "== gpu (CPU side): make -C test/gpu check"
+	$(MAKE) -C test/gpu check
 
 # The codec engineer's suite; each target runs once it exists.
 test-codec:
