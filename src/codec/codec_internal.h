@@ -80,6 +80,36 @@ select_u32(int condition, uint32_t if_true, uint32_t if_false)
 }
 
 /*
+ * Probe the CPU's 2-choice table of long symbols for the word's 3-byte
+ * prefix.  Each slot's entry is code | len << 8; hit says whether its
+ * symbol matches the word within rem bytes.  At most one slot hits.
+ */
+typedef struct long_probe
+{
+	uint32_t	entry0,
+				entry1;
+	int			hit0,
+				hit1;
+} long_probe;
+
+GSST_INLINE long_probe
+probe_long_symbols(const gsst_encoder *enc, uint64_t word, size_t rem)
+{
+	uint32_t	prefix = (uint32_t) word & 0xFFFFFFu;
+	uint32_t	slot0 = (prefix * enc->long_mul[0]) >> 22;
+	uint32_t	slot1 = (prefix * enc->long_mul[1]) >> 22;
+	long_probe	probe;
+
+	probe.entry0 = enc->long_entry[slot0];
+	probe.entry1 = enc->long_entry[slot1];
+	probe.hit0 = (((word ^ enc->long_slot[slot0][0]) & enc->long_slot[slot0][1]) == 0) &
+		((probe.entry0 >> 8) <= rem);
+	probe.hit1 = (((word ^ enc->long_slot[slot1][0]) & enc->long_slot[slot1][1]) == 0) &
+		((probe.entry1 >> 8) <= rem);
+	return probe;
+}
+
+/*
  * Look a key up in one of the encoder's 4-way hashes: returns the code of
  * the entry whose low 24 bits equal key, or GSST_ESCAPE.  Symbol keys are
  * unique, and empty entries hold a key that hashes to another bucket

@@ -89,42 +89,25 @@ encode_steps(const gsst_encoder *enc, const uint8_t **pp, const uint8_t *stop,
 {
 	const uint8_t *p = *pp;
 	uint8_t    *o = *oo;
-	const uint32_t mul0 = enc->long_mul[0];
-	const uint32_t mul1 = enc->long_mul[1];
 
 	while (p < stop)
 	{
 		uint64_t	word;
-		uint32_t	prefix,
-					slot0,
-					slot1;
-		size_t		rem = (size_t) (end - p);
-		unsigned	entry0,
-					entry1,
-					entry,
+		long_probe	probe;
+		unsigned	entry,
 					code;
-		int			hit0,
-					hit1;
 
 		if (GSST_UNLIKELY(o > olimit))
 			return 0;
 		word = load_u64(p);
-		prefix = (uint32_t) word & 0xFFFFFFu;
-		slot0 = (prefix * mul0) >> 22;
-		slot1 = (prefix * mul1) >> 22;
-		entry0 = enc->long_entry[slot0];
-		entry1 = enc->long_entry[slot1];
-		hit0 = (((word ^ enc->long_slot[slot0][0]) & enc->long_slot[slot0][1]) == 0) &
-			((entry0 >> 8) <= rem);
-		hit1 = (((word ^ enc->long_slot[slot1][0]) & enc->long_slot[slot1][1]) == 0) &
-			((entry1 >> 8) <= rem);
+		probe = probe_long_symbols(enc, word, (size_t) (end - p));
 		/*
 		 * Compilers make branches of these selects.  Measured: that beats
 		 * branch-free masks here, as a right guess cuts the chain.
 		 */
 		entry = enc->short_code[word & 0xFFFF];
-		entry = hit1 ? entry1 : entry;
-		entry = hit0 ? entry0 : entry;
+		entry = probe.hit1 ? probe.entry1 : entry;
+		entry = probe.hit0 ? probe.entry0 : entry;
 		code = entry & 0xFF;
 		o[0] = (uint8_t) code;
 		o[1] = (uint8_t) word;

@@ -152,9 +152,7 @@ size_t		gsst_train_work_bytes(void);
 /*
  * Train a table from values[i] of lens[i] bytes.  Deterministic: the same
  * values give the same table.  work must hold gsst_train_work_bytes() bytes
- * and be 8-byte aligned; its contents need not be initialised.  gsst_train
- * leaves its counters cleared and marks it so, so a buffer reused for many
- * calls is not cleared again.
+ * and be 8-byte aligned; its contents need not be initialised.
  */
 int			gsst_train(gsst_table *table, const uint8_t *const *values,
 					   const size_t *lens, size_t n, void *work);

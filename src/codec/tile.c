@@ -275,21 +275,13 @@ lane_step(const gsst_encoder *enc, lane *ln, lane_state *st)
 	uint8_t    *o = st->o;
 	uint64_t	word = load_u64(p);
 	uint32_t	rem = (uint32_t) (st->value_end - p);
-	uint32_t	prefix = (uint32_t) word & 0xFFFFFFu;
-	uint32_t	slot0 = (prefix * enc->long_mul[0]) >> 22;
-	uint32_t	slot1 = (prefix * enc->long_mul[1]) >> 22;
-	uint32_t	entry0 = enc->long_entry[slot0];
-	uint32_t	entry1 = enc->long_entry[slot1];
-	int			hit0 = (((word ^ enc->long_slot[slot0][0]) & enc->long_slot[slot0][1]) == 0) &
-		((entry0 >> 8) <= rem);
-	int			hit1 = (((word ^ enc->long_slot[slot1][0]) & enc->long_slot[slot1][1]) == 0) &
-		((entry1 >> 8) <= rem);
+	long_probe	probe = probe_long_symbols(enc, word, rem);
 	uint32_t	entry = select_u32(rem >= 2, enc->short_code[word & 0xFFFF],
 								   enc->byte_entry[word & 0xFF]);
 	uint32_t	code;
 
-	entry = select_u32(hit1, entry1, entry);
-	entry = select_u32(hit0, entry0, entry);
+	entry = select_u32(probe.hit1, probe.entry1, entry);
+	entry = select_u32(probe.hit0, probe.entry0, entry);
 	code = entry & 0xFF;
 	o[0] = (uint8_t) code;
 	o[1] = (uint8_t) word;

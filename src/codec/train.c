@@ -28,12 +28,8 @@ typedef struct candidate
 	uint8_t		len;			/* 0: free slot */
 } candidate;
 
-/* Marks a work buffer that gsst_train left zeroed ("gsstclen"). */
-#define WORK_CLEAN_MARKER 0x6e656c6374737367ull
-
 typedef struct train_work
 {
-	uint64_t	clean_marker;	/* WORK_CLEAN_MARKER, or clear it all */
 	/* row NTOKENS: pairs with no first token, counted to avoid branches */
 	uint16_t	pair_count[(NTOKENS + 1) * NTOKENS];	/* <= SAMPLE_BYTES */
 	uint32_t	touched_pairs[2 * SAMPLE_BYTES + NTOKENS + 1];
@@ -213,15 +209,7 @@ count_step(train_work *w, count_lane *ln, counts *cn, int count_pairs)
 	uint64_t	word = load_u64(p);	/* the sample buffer has slack */
 	uint32_t	rem = (uint32_t) (ln->piece_end - p);
 	uint32_t	first = (uint32_t) word & 0xFF;
-	uint32_t	prefix = (uint32_t) word & 0xFFFFFFu;
-	uint32_t	slot0 = (prefix * enc->long_mul[0]) >> 22;
-	uint32_t	slot1 = (prefix * enc->long_mul[1]) >> 22;
-	uint32_t	entry0 = enc->long_entry[slot0];
-	uint32_t	entry1 = enc->long_entry[slot1];
-	int			hit0 = (((word ^ enc->long_slot[slot0][0]) & enc->long_slot[slot0][1]) == 0) &
-		((entry0 >> 8) <= rem);
-	int			hit1 = (((word ^ enc->long_slot[slot1][0]) & enc->long_slot[slot1][1]) == 0) &
-		((entry1 >> 8) <= rem);
+	long_probe	probe = probe_long_symbols(enc, word, rem);
 	uint32_t	pair = w->pair_code_plus_one[word & 0xFFFF];
 	uint32_t	entry = select_u32((pair != 0) & (rem >= 2),
 								   (pair - 1) | 2u << 8, enc->byte_entry[first]);
@@ -230,8 +218,8 @@ count_step(train_work *w, count_lane *ln, counts *cn, int count_pairs)
 				token;
 	int			at_piece_end;
 
-	entry = select_u32(hit1, entry1, entry);
-	entry = select_u32(hit0, entry0, entry);
+	entry = select_u32(probe.hit1, probe.entry1, entry);
+	entry = select_u32(probe.hit0, probe.entry0, entry);
 	code = entry & 0xFF;
 	advance = entry >> 8;
 	token = select_u32(code == GSST_ESCAPE, ESCAPE_TOKEN(first), code);
@@ -652,14 +640,13 @@ gsst_train(gsst_table *table, const uint8_t *const *values, const size_t *lens,
 		return GSST_ERR_ARG;
 
 	/*
-	 * The counters must start at zero.  A buffer this function left behind
-	 * is; anything else (a fresh palloc, say) is cleared once here.
+	 * The counters must start at zero.  The caller's memory may hold
+	 * anything (reused heap memory can even hold a finished training's
+	 * leftovers), so clear them here rather than trust it.
 	 */
-	if (w->clean_marker != WORK_CLEAN_MARKER)
-	{
-		memset(w, 0, sizeof(*w));
-		w->clean_marker = WORK_CLEAN_MARKER;
-	}
+	memset(w->pair_count, 0, sizeof(w->pair_count));
+	memset(w->slots, 0, sizeof(w->slots));
+	memset(w->pair_code_plus_one, 0, sizeof(w->pair_code_plus_one));
 	npieces = take_sample(w, values, lens, n, &sample_bytes, &total_bytes);
 
 	/* the empty table: every byte escaped */
