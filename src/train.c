@@ -255,6 +255,21 @@ is_owner(Oid relid)
 #endif
 }
 
+/* Open a relation whose rows gsst functions read; it must hold rows. */
+static Relation
+open_table_to_read(Oid relid)
+{
+	Relation	rel = relation_open(relid, AccessShareLock);
+
+	if (rel->rd_rel->relkind != RELKIND_RELATION &&
+		rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE &&
+		rel->rd_rel->relkind != RELKIND_MATVIEW)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
+	return rel;
+}
+
 /* gsst.train(regclass, column name) -> int: a new table for the column. */
 PG_FUNCTION_INFO_V1(gsst_train_sql);
 Datum
@@ -270,13 +285,7 @@ gsst_train_sql(PG_FUNCTION_ARGS)
 	Oid			collid;
 	uint32		id;
 
-	rel = relation_open(relid, AccessShareLock);
-	if (rel->rd_rel->relkind != RELKIND_RELATION &&
-		rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE &&
-		rel->rd_rel->relkind != RELKIND_MATVIEW)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
+	rel = open_table_to_read(relid);
 	if (!is_owner(relid))
 		aclcheck_error(ACLCHECK_NOT_OWNER,
 					   get_relkind_objtype(rel->rd_rel->relkind),
@@ -374,13 +383,7 @@ gsst_column_stats(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	check_select_privilege(relid);
 
-	rel = relation_open(relid, AccessShareLock);
-	if (rel->rd_rel->relkind != RELKIND_RELATION &&
-		rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE &&
-		rel->rd_rel->relkind != RELKIND_MATVIEW)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
+	rel = open_table_to_read(relid);
 	desc = RelationGetDescr(rel);
 	stats = palloc0(sizeof(ColumnStats) * desc->natts);
 	for (int i = 0; i < desc->natts; i++)
