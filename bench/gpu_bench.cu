@@ -12,6 +12,12 @@
  *        --runs N                  timed runs (default 10, median reported)
  *        --variants                also time other split/unit sizes
  *        --tsv PATH                append the result row (header if new)
+ *   gpu_bench baselines FILE BYTES [--runs N] [--tsv PATH] [--no-gsst]
+ *                                  gsst, the LZSS baseline (bench/baselines,
+ *                                  gpuLZ's fast/avg/max sets) and nvCOMP's
+ *                                  batched codecs when built in, on the same
+ *                                  bytes (the values concatenated): one row
+ *                                  per codec, TSV with a codec column
  *
  * Throughput is uncompressed bytes / second (1e9), data already in device
  * memory, median of the runs after two warm-ups, CUDA events recorded by
@@ -31,8 +37,11 @@
 #include "gsst_gpu.h"
 #include "gsst_gpu_layout.h"
 #include "batch.h"
+#include "baselines.h"
 
 #define TSV_HEADER "device\tfile\tinput_bytes\tratio\tencode_GBps\tencode_kernel_GBps\tdecode_GBps\tdecode_values_GBps\tpeak_extra_device_bytes\tbitexact\n"
+
+#define TSV_HEADER_CODEC "device\tcodec\tfile\tinput_bytes\tratio\tencode_GBps\tencode_kernel_GBps\tdecode_GBps\tdecode_values_GBps\tpeak_extra_device_bytes\tbitexact\n"
 
 #define CK(call) \
 	do { \
@@ -792,6 +801,108 @@ run_bench(int argc, char **argv)
 	return failures ? 1 : 0;
 }
 
+/* ---- baselines mode: gsst and the GPU baselines on the same bytes ---- */
+
+static int
+run_baselines(int argc, char **argv)
+{
+	const char *file = argv[2];
+	uint64_t	bytes = strtoull(argv[3], NULL, 10);
+	int			runs = 10;
+	const char *tsv = NULL;
+	bool		gsst = true;
+	const char *name = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	batch		b = {};
+	dev_batch	d;
+	gsst_gpu_info info;
+	std::vector<base_row> rows;
+	uint8_t    *d_raw;
+
+	for (int i = 4; i < argc; i++)
+	{
+		if (!strcmp(argv[i], "--runs") && i + 1 < argc)
+			runs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--tsv") && i + 1 < argc)
+			tsv = argv[++i];
+		else if (!strcmp(argv[i], "--no-gsst"))
+			gsst = false;
+	}
+	if (load_file(&b, file, bytes, bytes) != 0 || b.n == 0)
+	{
+		fprintf(stderr, "cannot read %s\n", file);
+		return 2;
+	}
+	d = upload(&b);
+	{
+		gsst_gpu   *ctx = make_ctx(GSST_GPU_DEFAULT_SPLIT_BYTES, GSST_GPU_DEFAULT_UNIT_BYTES,
+								   GSST_GPU_DEFAULT_SAMPLE_BYTES);
+
+		gsst_gpu_get_info(ctx, &info);
+		gsst_gpu_shutdown(ctx);
+	}
+	printf("# baselines %s: %s, %llu values, %llu bytes (device %s, %d SMs), %d runs\n", name, file,
+		   (unsigned long long) b.n, (unsigned long long) d.raw, info.name, info.multiprocessors, runs);
+	fflush(stdout);
+	if (gsst)
+	{
+		bench_result r = bench_config(name, &b, &d, GSST_GPU_DEFAULT_SPLIT_BYTES, GSST_GPU_DEFAULT_UNIT_BYTES,
+									  GSST_GPU_DEFAULT_SAMPLE_BYTES, runs, false, nullptr);
+		base_row	g;
+
+		g.codec = "gsst";
+		g.ratio = r.ratio;
+		g.enc = r.enc;
+		g.dec = r.dec;
+		g.extra = r.extra;
+		g.exact = r.bitexact;
+		rows.push_back(g);
+		if (tsv)
+		{
+			FILE	   *f = fopen(tsv, "a+");
+
+			fseek(f, 0, SEEK_END);
+			if (ftell(f) == 0)
+				fputs(TSV_HEADER_CODEC, f);
+			fprintf(f, "%s\tgsst\t%s\t%llu\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\t%llu\t%s\n", info.name, name,
+					(unsigned long long) d.raw, r.ratio, r.enc, r.enc_kernel, r.dec, r.dec_values,
+					(unsigned long long) r.extra, r.bitexact.c_str());
+			fclose(f);
+		}
+	}
+	/* the baselines see the values' bytes, concatenated, in an aligned buffer */
+	CK(cudaMalloc(&d_raw, d.raw + 16));
+	CK(cudaMemcpy(d_raw, d.d_data + b.off[0], d.raw, cudaMemcpyDeviceToDevice));
+	cudaFree(d.d_off);
+	d.d_off = nullptr;
+	{
+		size_t		first = rows.size();
+
+		lzss_bench_all(d_raw, b.data + b.off[0], d.raw, runs, &rows);
+		if (!nvcomp_bench_all(d_raw, b.data + b.off[0], d.raw, runs, &rows))
+			printf("nvcomp: not built in (bench/gpu.mk found no NVCOMP_DIR)\n");
+		if (tsv)
+		{
+			FILE	   *f = fopen(tsv, "a+");
+
+			fseek(f, 0, SEEK_END);
+			if (ftell(f) == 0)
+				fputs(TSV_HEADER_CODEC, f);
+			for (size_t i = first; i < rows.size(); i++)
+				fprintf(f, "%s\t%s\t%s\t%llu\t%.3f\t%.2f\t-\t%.2f\t-\t%llu\t%s\n", info.name,
+						rows[i].codec.c_str(), name, (unsigned long long) d.raw, rows[i].ratio, rows[i].enc,
+						rows[i].dec, (unsigned long long) rows[i].extra, rows[i].exact.c_str());
+			fclose(f);
+		}
+	}
+	printf("\n%-16s %8s %12s %12s %s\n", "codec", "ratio", "encode_GBps", "decode_GBps", "exact");
+	for (const base_row &r : rows)
+		printf("%-16s %8.3f %12.2f %12.2f %s\n", r.codec.c_str(), r.ratio, r.enc, r.dec, r.exact.c_str());
+	cudaFree(d_raw);
+	release(&d);
+	batch_free(&b);
+	return failures ? 1 : 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -800,6 +911,9 @@ main(int argc, char **argv)
 						  argc > 4 && !strcmp(argv[4], "quick"));
 	if (argc >= 4 && !strcmp(argv[1], "bench"))
 		return run_bench(argc, argv);
-	fprintf(stderr, "usage: gpu_bench check DIR [MB] | gpu_bench bench FILE BYTES [options]\n");
+	if (argc >= 4 && !strcmp(argv[1], "baselines"))
+		return run_baselines(argc, argv);
+	fprintf(stderr, "usage: gpu_bench check DIR [MB] | gpu_bench bench FILE BYTES [options] | "
+			"gpu_bench baselines FILE BYTES [--runs N] [--tsv PATH] [--no-gsst]\n");
 	return 2;
 }

@@ -1,14 +1,17 @@
 #!/bin/bash
 # bench/gpu_run.sh - the whole GPU session in one command, on the device
 # machine, from the repository root:
-#   bench/gpu_run.sh [DATA_DIR] [BYTES]
+#   bench/gpu_run.sh [DATA_DIR] [BYTES] [baselines]
 # Uses binaries built here and carried (bench/build-gpu, cuda/build) when
 # they run, else builds with nvcc.  Bit-exactness over every dbtext file,
 # random, empty and long values; the benchmark on l_comment (with the
 # full-size CPU comparison and the split/unit variants) and on email,
 # urls2, uuid; a compute-sanitizer pass on a small check.  Writes logs and
 # the TSV under $OUT (or bench/results when OUT is unset) and prints a
-# short table last.
+# short table last.  Then the GPU baselines (bench/baselines: our LZSS, and
+# nvCOMP when gpu_bench was built with it) next to gsst on l_comment, with a
+# TSV that has a codec column.  With a third argument "baselines" only that
+# step runs (DATA_DIR then needs only l_comment).
 set -u -o pipefail
 DATA=${1:-.gpudata/dbtext}
 BYTES=${2:-2147483648}
@@ -27,6 +30,20 @@ nvidia-smi --query-gpu=name,memory.total,clocks.sm,clocks.max.sm,clocks.mem --fo
 if [ $? -ne 2 ]; then
 	echo "== carried gpu_bench does not run here: building"
 	make -f bench/gpu.mk gpu-bench 2>&1 | tail -5
+fi
+
+baselines() {
+	BTSV="$OUT/baselines-$SHORT-$(date +%Y%m%d).tsv"
+	rm -f "$BTSV"
+	echo "== GPU baselines: quick exactness pass, 16 MB"
+	timeout 120 "$BENCH" baselines "$DATA/l_comment" 16777216 --runs 2 2>&1 | tee "$OUT/baselines-quick.log" | tail -13
+	echo "== GPU baselines: $BYTES bytes"
+	timeout 400 "$BENCH" baselines "$DATA/l_comment" "$BYTES" --tsv "$BTSV" 2>&1 | tee "$OUT/baselines.log"
+	column -t -s $'\t' "$BTSV" 2>/dev/null || cat "$BTSV"
+}
+if [ "${3:-}" = baselines ]; then
+	baselines
+	exit 0
 fi
 
 echo "== bit-exactness checks"
@@ -65,3 +82,4 @@ grep -m5 -E 'Invalid|ERROR SUMMARY|FAIL' "$OUT/sanitizer.log"
 echo "== summary (checks exit $CHECK_RC)"
 grep -E '^checks:' "$OUT/check.log"
 column -t -s $'\t' "$TSV" 2>/dev/null || cat "$TSV"
+baselines
