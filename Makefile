@@ -25,6 +25,9 @@ OBJS       = $(GLUE_OBJS) $(CODEC_OBJS)
 PG_CPPFLAGS = -I$(CURDIR)/src
 PG_CFLAGS   = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare \
               -Wno-missing-field-initializers
+# PGXS tracks no header dependencies: rebuild everything when a header changes.
+$(OBJS): $(wildcard src/*.h src/codec/*.h)
+
 # The codec is C11: it may declare variables after statements.
 $(CODEC_OBJS): CFLAGS += -Wno-declaration-after-statement
 
