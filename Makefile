@@ -25,9 +25,6 @@ OBJS       = $(GLUE_OBJS) $(CODEC_OBJS)
 PG_CPPFLAGS = -I$(CURDIR)/src
 PG_CFLAGS   = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare \
               -Wno-missing-field-initializers
-# PGXS tracks no header dependencies: rebuild everything when a header changes.
-$(OBJS): $(wildcard src/*.h src/codec/*.h)
-
 # The codec is C11: it may declare variables after statements.
 $(CODEC_OBJS): CFLAGS += -Wno-declaration-after-statement
 
@@ -47,6 +44,9 @@ else
 all install:
 	@echo "pg_config not found: run 'make test' as root to install PostgreSQL 15 and its headers" >&2; exit 1
 endif
+
+# PGXS tracks no header dependencies: rebuild everything when a header changes.
+$(OBJS): $(wildcard src/*.h src/codec/*.h)
 
 # GPU library (cuda/): the GPU engineer's rules build gsst_gpu.so when nvcc
 # is found.  gsst.so itself never links CUDA.
