@@ -223,8 +223,10 @@ size_t		gsst_tile_bound(size_t n, size_t raw_bytes, size_t split_bytes);
 
 /*
  * Encode values data[offsets[i] .. offsets[i+1]) for i < n into a tile.
- * split_bytes is the target raw size of a split (0 = default).  Returns
- * GSST_OK and the tile size in *tile_len.
+ * split_bytes is the target raw size of a split (0 = default).  cap must be
+ * at least gsst_tile_bound(n, raw bytes, split_bytes), even though the tile
+ * ends up smaller (the encoder works in that room); else GSST_ERR_SPACE.
+ * Returns GSST_OK and the tile size in *tile_len.
  */
 int			gsst_tile_encode(const gsst_encoder *enc, const uint8_t *data,
 							 const uint64_t *offsets, size_t n, size_t split_bytes,
