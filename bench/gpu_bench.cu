@@ -43,17 +43,6 @@
 
 #define TSV_HEADER_CODEC "device\tcodec\tfile\tinput_bytes\tratio\tencode_GBps\tencode_kernel_GBps\tdecode_GBps\tdecode_values_GBps\tpeak_extra_device_bytes\tbitexact\n"
 
-#define CK(call) \
-	do { \
-		cudaError_t e_ = (call); \
-		if (e_ != cudaSuccess) \
-		{ \
-			fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, \
-					__LINE__, #call); \
-			exit(2); \
-		} \
-	} while (0)
-
 static int	failures;
 
 static void

@@ -467,16 +467,12 @@ warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, ui
 				  unsigned lane)
 {
 	uint32_t	W = a->width;
-	const uint8_t *e0 = a->splits + s * 3 * W;
-	const uint8_t *e1 = e0 + 3 * W;
-	uint64_t	v = gg_read_entry(e0, 0, W),
-				c = gg_read_entry(e0, 1, W),
-				r = gg_read_entry(e0, 2, W);
-	uint64_t	c1 = gg_read_entry(e1, 1, W),
-				r1 = gg_read_entry(e1, 2, W),
-				v1 = gg_read_entry(e1, 0, W);
+	uint64_t	v, c, r, v1, c1, r1;
 	warp_stage	o;
 	int			rc = GSST_OK;
+
+	gg_read_split(a, s, &v, &c, &r);
+	gg_read_split(a, s + 1, &v1, &c1, &r1);
 
 	if (!(v <= v1 && v1 <= a->n && c <= c1 && c1 <= a->code_bytes && r <= r1 &&
 		  r1 <= a->raw_bytes))

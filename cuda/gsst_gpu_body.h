@@ -1363,22 +1363,29 @@ gg_decode_copy(gg_in *in, gg_out *o, uint64_t c, uint64_t n)
 	}
 }
 
+/* Entry s of the split table: (first_value, comp, raw). */
+GG_FN void
+gg_read_split(const gg_decode_args *a, uint64_t s, uint64_t *v, uint64_t *c, uint64_t *r)
+{
+	const uint8_t *e = a->splits + s * 3 * a->width;
+
+	*v = gg_read_entry(e, 0, a->width);
+	*c = gg_read_entry(e, 1, a->width);
+	*r = gg_read_entry(e, 2, a->width);
+}
+
 /* decode split s to its raw range; mirrors gsst_tile_decode_split */
 GG_FN void
 gg_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s)
 {
 	uint32_t	W = a->width;
-	const uint8_t *e0 = a->splits + s * 3 * W;
-	const uint8_t *e1 = e0 + 3 * W;
-	uint64_t	v = gg_read_entry(e0, 0, W),
-				c = gg_read_entry(e0, 1, W),
-				r = gg_read_entry(e0, 2, W);
-	uint64_t	v1 = gg_read_entry(e1, 0, W),
-				c1 = gg_read_entry(e1, 1, W),
-				r1 = gg_read_entry(e1, 2, W);
+	uint64_t	v, c, r, v1, c1, r1;
 	gg_in		in;
 	gg_out		o;
 	int			rc = GSST_OK;
+
+	gg_read_split(a, s, &v, &c, &r);
+	gg_read_split(a, s + 1, &v1, &c1, &r1);
 
 	if (!(v <= v1 && v1 <= a->n && c <= c1 && c1 <= a->code_bytes && r <= r1 &&
 		  r1 <= a->raw_bytes))

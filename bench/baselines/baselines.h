@@ -7,9 +7,24 @@
 #ifndef GSST_BASELINES_H
 #define GSST_BASELINES_H
 
+#include <cuda_runtime.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string>
 #include <vector>
+
+/* Check a CUDA runtime call; a benchmark cannot go on after a failure. */
+#define CK(call) \
+	do { \
+		cudaError_t e_ = (call); \
+		if (e_ != cudaSuccess) \
+		{ \
+			fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, \
+					__LINE__, #call); \
+			exit(2); \
+		} \
+	} while (0)
 
 struct base_row
 {

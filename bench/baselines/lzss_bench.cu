@@ -13,17 +13,6 @@
 #include "lzss_gpu.h"
 #include "lzss_ref.h"
 
-#define BCK(call) \
-	do { \
-		cudaError_t e_ = (call); \
-		if (e_ != cudaSuccess) \
-		{ \
-			fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, \
-					__LINE__, #call); \
-			exit(2); \
-		} \
-	} while (0)
-
 double
 base_median(std::vector<double> v)
 {
@@ -44,14 +33,14 @@ ref_check(const uint8_t *h_in, uint64_t len, lzss_gpu_params p, cudaStream_t st)
 	void	   *d_scr;
 	bool		ok;
 
-	BCK(cudaMalloc(&d_in, n + 16));
-	BCK(cudaMalloc(&d_out, cap + 16));
-	BCK(cudaMalloc(&d_scr, lzss_gpu_scratch_bytes(n, p.C)));
-	BCK(cudaMemcpy(d_in, h_in, n, cudaMemcpyHostToDevice));
+	CK(cudaMalloc(&d_in, n + 16));
+	CK(cudaMalloc(&d_out, cap + 16));
+	CK(cudaMalloc(&d_scr, lzss_gpu_scratch_bytes(n, p.C)));
+	CK(cudaMemcpy(d_in, h_in, n, cudaMemcpyHostToDevice));
 	ok = lzss_gpu_encode(d_in, n, p, d_out, cap, d_scr, &glen, st) == 0 && glen == rlen;
 	if (ok)
 	{
-		BCK(cudaMemcpy(got.data(), d_out, glen, cudaMemcpyDeviceToHost));
+		CK(cudaMemcpy(got.data(), d_out, glen, cudaMemcpyDeviceToHost));
 		ok = memcmp(got.data(), ref.data(), rlen) == 0;
 		if (!ok)
 		{
@@ -84,9 +73,9 @@ lzss_bench_all(const uint8_t *d_in, const uint8_t *h_in, uint64_t len, int runs,
 	cudaEvent_t e0,
 				e1;
 
-	BCK(cudaStreamCreate(&st));
-	BCK(cudaEventCreate(&e0));
-	BCK(cudaEventCreate(&e1));
+	CK(cudaStreamCreate(&st));
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
 	for (const auto &s : sets)
 	{
 		base_row	r;
@@ -101,35 +90,35 @@ lzss_bench_all(const uint8_t *d_in, const uint8_t *h_in, uint64_t len, int runs,
 		float		ms;
 
 		r.codec = s.name;
-		BCK(cudaMalloc(&d_c, cap + 16));
-		BCK(cudaMalloc(&d_o, len + 16));
-		BCK(cudaMalloc(&d_scr, scr));
+		CK(cudaMalloc(&d_c, cap + 16));
+		CK(cudaMalloc(&d_o, len + 16));
+		CK(cudaMalloc(&d_scr, scr));
 		r.extra = scr;
 		for (int i = 0; i < runs + 2; i++)
 		{
-			BCK(cudaEventRecord(e0, st));
+			CK(cudaEventRecord(e0, st));
 			if (lzss_gpu_encode(d_in, len, s.p, d_c, cap, d_scr, &clen, st) != 0)
 			{
 				printf("%s: encode failed: %s\n", s.name, cudaGetErrorString(cudaGetLastError()));
 				exit(1);
 			}
-			BCK(cudaEventRecord(e1, st));
-			BCK(cudaEventSynchronize(e1));
-			BCK(cudaEventElapsedTime(&ms, e0, e1));
+			CK(cudaEventRecord(e1, st));
+			CK(cudaEventSynchronize(e1));
+			CK(cudaEventElapsedTime(&ms, e0, e1));
 			if (i >= 2)
 				te.push_back(ms);
 		}
 		r.ratio = (double) len / (double) clen;
-		BCK(cudaMemset(d_o, 0xAB, len + 16));
+		CK(cudaMemset(d_o, 0xAB, len + 16));
 		for (int i = 0; i < runs + 2; i++)
 		{
 			int			rc;
 
-			BCK(cudaEventRecord(e0, st));
+			CK(cudaEventRecord(e0, st));
 			rc = lzss_gpu_decode(d_c, clen, len, s.p, d_o, d_scr, st);
-			BCK(cudaEventRecord(e1, st));
-			BCK(cudaEventSynchronize(e1));
-			BCK(cudaEventElapsedTime(&ms, e0, e1));
+			CK(cudaEventRecord(e1, st));
+			CK(cudaEventSynchronize(e1));
+			CK(cudaEventElapsedTime(&ms, e0, e1));
 			if (rc != 0)
 			{
 				printf("%s: decode failed (%d): %s\n", s.name, rc, cudaGetErrorString(cudaGetLastError()));
@@ -141,7 +130,7 @@ lzss_bench_all(const uint8_t *d_in, const uint8_t *h_in, uint64_t len, int runs,
 			{
 				std::vector<uint8_t> out(len + 16);
 
-				BCK(cudaMemcpy(out.data(), d_o, len + 16, cudaMemcpyDeviceToHost));
+				CK(cudaMemcpy(out.data(), d_o, len + 16, cudaMemcpyDeviceToHost));
 				r.exact = memcmp(out.data(), h_in, len) == 0 && out[len] == 0xAB ? (ref_ok ? "yes" : "roundtrip")
 					: "NO";
 			}

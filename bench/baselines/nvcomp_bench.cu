@@ -32,17 +32,6 @@ nvcomp_bench_all(const uint8_t *, const uint8_t *, uint64_t, int, std::vector<ba
 #include <nvcomp/snappy.h>
 #include <nvcomp/zstd.h>
 
-#define NCK(call) \
-	do { \
-		cudaError_t e_ = (call); \
-		if (e_ != cudaSuccess) \
-		{ \
-			fprintf(stderr, "CUDA error %s at %s:%d: %s\n", cudaGetErrorString(e_), __FILE__, \
-					__LINE__, #call); \
-			exit(2); \
-		} \
-	} while (0)
-
 struct nvc_fns
 {
 	const char *name;
@@ -99,26 +88,26 @@ nvcomp_bench_all(const uint8_t *d_in, const uint8_t *h_in, uint64_t len0, int ru
 	cudaEvent_t e0,
 				e1;
 
-	NCK(cudaStreamCreate(&st));
-	NCK(cudaEventCreate(&e0));
-	NCK(cudaEventCreate(&e1));
-	NCK(cudaMalloc(&d_ip, n * sizeof(void *)));
-	NCK(cudaMalloc(&d_op, n * sizeof(void *)));
-	NCK(cudaMalloc(&d_dp, n * sizeof(void *)));
-	NCK(cudaMalloc(&d_is, n * sizeof(size_t)));
-	NCK(cudaMalloc(&d_cs, n * sizeof(size_t)));
-	NCK(cudaMalloc(&d_ds, n * sizeof(size_t)));
-	NCK(cudaMalloc(&d_st, n * sizeof(nvcompStatus_t)));
-	NCK(cudaMalloc(&d_out, len + 16));
+	CK(cudaStreamCreate(&st));
+	CK(cudaEventCreate(&e0));
+	CK(cudaEventCreate(&e1));
+	CK(cudaMalloc(&d_ip, n * sizeof(void *)));
+	CK(cudaMalloc(&d_op, n * sizeof(void *)));
+	CK(cudaMalloc(&d_dp, n * sizeof(void *)));
+	CK(cudaMalloc(&d_is, n * sizeof(size_t)));
+	CK(cudaMalloc(&d_cs, n * sizeof(size_t)));
+	CK(cudaMalloc(&d_ds, n * sizeof(size_t)));
+	CK(cudaMalloc(&d_st, n * sizeof(nvcompStatus_t)));
+	CK(cudaMalloc(&d_out, len + 16));
 	for (size_t i = 0; i < n; i++)
 	{
 		ip[i] = d_in + i * chunk;
 		is[i] = std::min<uint64_t>(chunk, len - i * chunk);
 		dp[i] = d_out + i * chunk;
 	}
-	NCK(cudaMemcpy(d_ip, ip.data(), n * sizeof(void *), cudaMemcpyHostToDevice));
-	NCK(cudaMemcpy(d_dp, dp.data(), n * sizeof(void *), cudaMemcpyHostToDevice));
-	NCK(cudaMemcpy(d_is, is.data(), n * sizeof(size_t), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(d_ip, ip.data(), n * sizeof(void *), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(d_dp, dp.data(), n * sizeof(void *), cudaMemcpyHostToDevice));
+	CK(cudaMemcpy(d_is, is.data(), n * sizeof(size_t), cudaMemcpyHostToDevice));
 	for (const nvc_fns &f : codecs)
 	{
 		base_row	r;
@@ -154,14 +143,14 @@ nvcomp_bench_all(const uint8_t *d_in, const uint8_t *h_in, uint64_t len0, int ru
 		r.extra = std::max(ct, dt);
 		for (size_t i = 0; i < n; i++)
 			op[i] = d_c + i * maxo;
-		NCK(cudaMemcpy(d_op, op.data(), n * sizeof(void *), cudaMemcpyHostToDevice));
+		CK(cudaMemcpy(d_op, op.data(), n * sizeof(void *), cudaMemcpyHostToDevice));
 		for (int i = 0; i < runs + 2; i++)
 		{
-			NCK(cudaEventRecord(e0, st));
+			CK(cudaEventRecord(e0, st));
 			s1 = f.comp(d_ip, d_is, chunk, n, d_t, ct, d_op, d_cs, d_st, st);
-			NCK(cudaEventRecord(e1, st));
-			NCK(cudaEventSynchronize(e1));
-			NCK(cudaEventElapsedTime(&ms, e0, e1));
+			CK(cudaEventRecord(e1, st));
+			CK(cudaEventSynchronize(e1));
+			CK(cudaEventElapsedTime(&ms, e0, e1));
 			if (s1 != nvcompSuccess)
 				break;
 			if (i >= 2)
@@ -174,18 +163,18 @@ nvcomp_bench_all(const uint8_t *d_in, const uint8_t *h_in, uint64_t len0, int ru
 			cudaFree(d_t);
 			continue;
 		}
-		NCK(cudaMemcpy(cs.data(), d_cs, n * sizeof(size_t), cudaMemcpyDeviceToHost));
+		CK(cudaMemcpy(cs.data(), d_cs, n * sizeof(size_t), cudaMemcpyDeviceToHost));
 		for (size_t i = 0; i < n; i++)
 			total += cs[i];
 		r.ratio = (double) len / (double) total;
-		NCK(cudaMemset(d_out, 0xAB, len + 16));
+		CK(cudaMemset(d_out, 0xAB, len + 16));
 		for (int i = 0; i < runs + 2; i++)
 		{
-			NCK(cudaEventRecord(e0, st));
+			CK(cudaEventRecord(e0, st));
 			s1 = f.decomp((const void *const *) d_op, d_cs, d_is, d_ds, n, d_t, dt, d_dp, d_st, st);
-			NCK(cudaEventRecord(e1, st));
-			NCK(cudaEventSynchronize(e1));
-			NCK(cudaEventElapsedTime(&ms, e0, e1));
+			CK(cudaEventRecord(e1, st));
+			CK(cudaEventSynchronize(e1));
+			CK(cudaEventElapsedTime(&ms, e0, e1));
 			if (s1 != nvcompSuccess)
 				break;
 			if (i >= 2)
@@ -196,8 +185,8 @@ nvcomp_bench_all(const uint8_t *d_in, const uint8_t *h_in, uint64_t len0, int ru
 				std::vector<nvcompStatus_t> sts(n);
 				bool		st_ok = true;
 
-				NCK(cudaMemcpy(out.data(), d_out, len, cudaMemcpyDeviceToHost));
-				NCK(cudaMemcpy(sts.data(), d_st, n * sizeof(nvcompStatus_t), cudaMemcpyDeviceToHost));
+				CK(cudaMemcpy(out.data(), d_out, len, cudaMemcpyDeviceToHost));
+				CK(cudaMemcpy(sts.data(), d_st, n * sizeof(nvcompStatus_t), cudaMemcpyDeviceToHost));
 				for (size_t k = 0; k < n; k++)
 					st_ok &= sts[k] == nvcompSuccess;
 				r.exact = st_ok && memcmp(out.data(), h_in, len) == 0 ? "roundtrip" : "NO";
