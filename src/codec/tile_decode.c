@@ -36,31 +36,217 @@ decode_piece(const gsst_tile *t, int stored_raw, uint64_t comp_from, uint64_t co
 }
 
 /*
+ * The fast paths.  A value of at most SHORT_CODES codes (or stored raw, so
+ * of at most SHORT_CODES bytes) decodes without a data-dependent branch:
+ * two 8-code words, padded with escapes, are decoded in full and the
+ * checks are or-ed together; short values are independent, so the core
+ * overlaps them.  Longer values loop over 8-code blocks.  Anything these
+ * paths do not accept (an escape in a short value, an unused code, a wrong
+ * length) goes to decode_piece, which decodes it exactly or names the error.
+ */
+#define DECODE_ROOM 64
+#define SHORT_CODES 16
+
+int			gsst_decode_simd_disabled = 0;
+
+typedef struct fast_decoder
+{
+	const uint64_t *symbol;
+	const uint8_t *len;
+	const uint8_t *codes;
+	uint64_t	code_add;		/* constants of codes_unused() */
+	uint64_t	code_or;
+	uint64_t	comp_short_end; /* a value starting below may load 16 code bytes */
+	uint64_t	comp_word_end;	/* a block starting below may load 8 code bytes */
+} fast_decoder;
+
+GSST_INLINE void
+fast_decoder_init(fast_decoder *d, const gsst_tile *t)
+{
+	uint64_t	n = t->table.nsymbols;
+
+	d->symbol = t->table.symbol;
+	d->len = t->table.len;
+	d->codes = t->codes;
+	/* bytes_at_least(x, n) without its branch: see codes_unused() */
+	d->code_add = 0x0101010101010101ull * ((n >= 128 ? 256 : 128) - n);
+	d->code_or = n >= 128 ? 0 : 0x8080808080808080ull;
+	d->comp_short_end = t->code_bytes >= 16 ? t->code_bytes - 15 : 0;
+	d->comp_word_end = t->code_bytes >= 8 ? t->code_bytes - 7 : 0;
+}
+
+/*
+ * Flags (bit 7) the bytes of x that are codes >= nsymbols: unused codes and
+ * escapes.  bytes_at_least() with the choice on nsymbols >= 128 made once:
+ * t has bit 7 where the low 7 bits reach the bound, and code_or says
+ * whether bit 7 alone already suffices.
+ */
+GSST_INLINE uint64_t
+codes_unused(const fast_decoder *d, uint64_t x)
+{
+	const uint64_t high_bits = 0x8080808080808080ull;
+	uint64_t	high = x & high_bits;
+	uint64_t	t = ((x & ~high_bits) + d->code_add) & high_bits;
+
+	return (high & (t | d->code_or)) | (t & d->code_or);
+}
+
+/* Decode the 8 codes of w at o (all valid, or escapes: 8 zero bytes, length 0). */
+GSST_INLINE uint8_t *
+decode_word(const fast_decoder *d, uint64_t w, uint8_t *o)
+{
+	const uint64_t *symbol = d->symbol;
+	const uint8_t *len = d->len;
+
+	/* unrolled by hand: compilers keep a loop with variable shifts */
+#define DECODE_SLOT(i) \
+	do { \
+		unsigned	code = (unsigned) (w >> (8 * (i))) & 0xFF; \
+		store_u64(o, symbol[code]); \
+		o += len[code]; \
+	} while (0)
+	DECODE_SLOT(0);
+	DECODE_SLOT(1);
+	DECODE_SLOT(2);
+	DECODE_SLOT(3);
+	DECODE_SLOT(4);
+	DECODE_SLOT(5);
+	DECODE_SLOT(6);
+	DECODE_SLOT(7);
+#undef DECODE_SLOT
+	return o;
+}
+
+/* short_mask[k] keeps the first k code bytes of the two words */
+static const uint64_t short_mask[SHORT_CODES + 1][2] = {
+	{0, 0},
+	{0xFFull, 0}, {0xFFFFull, 0}, {0xFFFFFFull, 0}, {0xFFFFFFFFull, 0},
+	{0xFFFFFFFFFFull, 0}, {0xFFFFFFFFFFFFull, 0}, {0xFFFFFFFFFFFFFFull, 0},
+	{~0ull, 0},
+	{~0ull, 0xFFull}, {~0ull, 0xFFFFull}, {~0ull, 0xFFFFFFull}, {~0ull, 0xFFFFFFFFull},
+	{~0ull, 0xFFFFFFFFFFull}, {~0ull, 0xFFFFFFFFFFFFull}, {~0ull, 0xFFFFFFFFFFFFFFull},
+	{~0ull, ~0ull}
+};
+
+/*
+ * Decode a value of k <= SHORT_CODES codes at in to n bytes at dst with no
+ * branch on the data.  Returns 0 when done, else nonzero (the caller falls
+ * back to decode_piece).  Needs in[0..16) readable and dst[0 .. n +
+ * DECODE_ROOM) writable: the first word stores at most 64 bytes past dst,
+ * and the second starts at most n bytes in (clamped; a value that gets
+ * there early is bad anyway).
+ */
+GSST_INLINE uint64_t
+decode_short(const fast_decoder *d, const uint8_t *in, uint64_t k, uint8_t *dst,
+			 uint64_t n)
+{
+	uint64_t	raw_mask = -(uint64_t) (k == n);	/* stored raw */
+	uint64_t	codes_k = k & ~raw_mask;
+	uint64_t	m0 = short_mask[codes_k][0],
+				m1 = short_mask[codes_k][1];
+	uint64_t	w0 = load_u64(in),
+				w1 = load_u64(in + 8);
+	uint64_t	bad = (codes_unused(d, w0 & m0) & m0) | (codes_unused(d, w1 & m1) & m1);
+	uint8_t    *o = decode_word(d, w0 | ~m0, dst);
+	uint64_t	at = (uint64_t) (o - dst);
+	uint64_t	over = -(uint64_t) (at > n);
+
+	bad |= over;
+	o = dst + ((at & ~over) | (n & over));
+	/* a branch, but one that short-valued columns predict */
+	if (codes_k > 8)
+		o = decode_word(d, w1 | ~m1, o);
+	/* a raw value (all escapes above: nothing decoded) is its 16 code bytes */
+	bad |= (uint64_t) (o - dst) ^ (n & ~raw_mask);
+	{
+		uint8_t    *raw_dst = dst + ((n + DECODE_ROOM - 16) & ~raw_mask);
+
+		store_u64(raw_dst, w0);
+		store_u64(raw_dst + 8, w1);
+	}
+	return bad;
+}
+
+/*
+ * Decode a value of k > SHORT_CODES codes at in to n bytes at dst, 8 codes
+ * a block; a block with an escape or an unused code goes code by code.
+ * Returns 0 when done, else nonzero.  Needs dst[0 .. n + DECODE_ROOM)
+ * writable: a block starts at most n bytes in.  Reads only in[0..k) except
+ * for whole words below d->comp_word_end.
+ */
+GSST_INLINE int
+decode_long(const fast_decoder *d, uint64_t comp, uint64_t k, uint8_t *dst, uint64_t n)
+{
+	const uint8_t *in = d->codes + comp;
+	const uint8_t *in_end = in + k;
+	const uint8_t *word_end = d->codes + d->comp_word_end;
+	uint8_t    *o = dst;
+	uint8_t    *o_limit = dst + n;
+
+	while (in < in_end)
+	{
+		uint64_t	w,
+					valid;
+
+		if (GSST_LIKELY(in < word_end))
+			w = load_u64(in);
+		else
+			w = load_partial(in, (size_t) (in_end - in));
+		valid = low_bytes_mask(in_end - in >= 8 ? 8 : (unsigned) (in_end - in));
+		if (GSST_UNLIKELY(codes_unused(d, w & valid) & valid))
+		{
+			/* code by code up to the end of this block (and an escape's literal) */
+			const uint8_t *block_end = in + 8 < in_end ? in + 8 : in_end;
+
+			while (in < block_end)
+			{
+				unsigned	code = *in++;
+
+				if (code == GSST_ESCAPE)
+				{
+					if (in == in_end)
+						return 1;
+					*o++ = *in++;
+				}
+				else if (d->len[code] == 0)
+					return 1;
+				else
+				{
+					store_u64(o, d->symbol[code]);
+					o += d->len[code];
+				}
+			}
+		}
+		else
+		{
+			o = decode_word(d, w | ~valid, o);
+			in += 8;
+		}
+		if (GSST_UNLIKELY(o > o_limit))
+			return 1;
+	}
+	return o != o_limit;
+}
+
+/*
  * Decode value i, whose codes are [comp, comp_next) and whose raw bytes go
  * to dst .. dst + raw_len, where dst + raw_len + DECODE_ROOM <= out_end
  * when room is set.
  */
-#define DECODE_ROOM 64
-
 GSST_INLINE int
-decode_value(const gsst_tile *t, uint64_t comp, uint64_t comp_next, uint8_t *dst,
-			 uint64_t raw_len, uint8_t *out_end, int room)
+decode_value(const fast_decoder *d, const gsst_tile *t, uint64_t comp, uint64_t comp_next,
+			 uint8_t *dst, uint64_t raw_len, uint8_t *out_end, int room)
 {
 	uint64_t	k = comp_next - comp;
 
 	if (GSST_LIKELY(room))
 	{
-		if (k == raw_len)
+		if (k <= SHORT_CODES && comp < d->comp_short_end)
 		{
-			/* stored raw; the slack is inside the room */
-			if (raw_len <= 64 && t->code_bytes - comp >= 16 * ((raw_len + 15) / 16))
-			{
-				copy_with_slack(dst, t->codes + comp, raw_len);
+			if (GSST_LIKELY(decode_short(d, d->codes + comp, k, dst, raw_len) == 0))
 				return GSST_OK;
-			}
 		}
-		else if (t->code_bytes - comp >= 8 * ((k + 7) / 8) &&
-				 decode_value_blocks(&t->table, t->codes + comp, k, dst, raw_len) == 0)
+		else if (k < raw_len && decode_long(d, comp, k, dst, raw_len) == 0)
 			return GSST_OK;
 	}
 	return decode_piece(t, k == raw_len, comp, comp_next, dst, raw_len, out_end);
@@ -69,16 +255,18 @@ decode_value(const gsst_tile *t, uint64_t comp, uint64_t comp_next, uint8_t *dst
 GSST_INLINE int
 decode_all_width(const gsst_tile *t, uint8_t *out, uint8_t *out_end, uint32_t width)
 {
+	fast_decoder d;
 	uint64_t	comp = 0,
 				raw = 0;
 
+	fast_decoder_init(&d, t);
 	for (uint64_t i = 0; i < t->nvalues; i++)
 	{
 		uint64_t	comp_next = read_entry(t->comp_offsets, i + 1, width);
 		uint64_t	raw_next = read_entry(t->raw_offsets, i + 1, width);
 		uint64_t	raw_len = raw_next - raw;
 		int			room = (uint64_t) (out_end - (out + raw)) >= raw_len + DECODE_ROOM;
-		int			rc = decode_value(t, comp, comp_next, out + raw, raw_len, out_end, room);
+		int			rc = decode_value(&d, t, comp, comp_next, out + raw, raw_len, out_end, room);
 
 		if (GSST_UNLIKELY(rc != GSST_OK))
 			return rc;
@@ -88,6 +276,283 @@ decode_all_width(const gsst_tile *t, uint8_t *out, uint8_t *out_end, uint32_t wi
 	return GSST_OK;
 }
 
+/*
+ * AVX-512 (VBMI2) decoding, chosen at run time.  16 codes at a time: their
+ * lengths come from the len table held in four registers (vpermi2b), their
+ * symbols from a gather, and vpcompressb keeps the first len[c] bytes of
+ * each symbol; two 64-byte stores write the result.  No branch depends on
+ * the codes.  decode_all decodes a window of 16 codes that covers several
+ * whole short values as one stream, and checks each value's length with a
+ * prefix sum of the code lengths, so the rule that every value decodes on
+ * its own to exactly its length still holds.  Windows and values these
+ * paths do not accept (escapes, unused codes, wrong lengths, stored raw
+ * values) go to the scalar decoder above.  GSST_NO_SIMD builds without it.
+ */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GSST_NO_SIMD)
+#define GSST_DECODE_AVX512 1
+#include <immintrin.h>
+
+#define AVX512_TARGET "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi,bmi2,popcnt"
+#define AVX512_FN static __attribute__((target(AVX512_TARGET), noinline))
+#define AVX512_INLINE static inline __attribute__((target(AVX512_TARGET), always_inline))
+
+static int
+avx512_usable(void)
+{
+	return !gsst_decode_simd_disabled &&
+		__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+		__builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
+		__builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("bmi2") &&
+		__builtin_cpu_supports("popcnt");
+}
+
+typedef struct avx512_tables
+{
+	__m512i		len[4];			/* len[256] */
+	__m512i		expand[2];		/* byte j: 8 * half + j / 8 */
+	__m512i		byte_in_word;	/* byte j: j % 8 */
+	__m128i		nsymbols;
+	__m128i		escapes;
+	const long long *symbol;
+} avx512_tables;
+
+AVX512_INLINE void
+avx512_tables_init(avx512_tables *v, const gsst_table *table)
+{
+	for (int q = 0; q < 4; q++)
+		v->len[q] = _mm512_loadu_si512(table->len + 64 * q);
+	v->expand[0] = _mm512_set_epi64(0x0707070707070707ll, 0x0606060606060606ll,
+									0x0505050505050505ll, 0x0404040404040404ll,
+									0x0303030303030303ll, 0x0202020202020202ll,
+									0x0101010101010101ll, 0);
+	v->expand[1] = _mm512_add_epi8(v->expand[0], _mm512_set1_epi8(8));
+	v->byte_in_word = _mm512_set1_epi64(0x0706050403020100ll);
+	v->nsymbols = _mm_set1_epi8((char) table->nsymbols);
+	v->escapes = _mm_set1_epi8((char) GSST_ESCAPE);
+	v->symbol = (const long long *) table->symbol;
+}
+
+/* len[c] of each code byte of c (codes >= 128 from the upper half) */
+AVX512_INLINE __m512i
+avx512_lens(const avx512_tables *v, __m128i codes)
+{
+	__m512i		c = _mm512_castsi128_si512(codes);
+	__m512i		lo = _mm512_permutex2var_epi8(v->len[0], c, v->len[1]);
+	__m512i		hi = _mm512_permutex2var_epi8(v->len[2], c, v->len[3]);
+
+	return _mm512_mask_blend_epi8(_mm512_movepi8_mask(c), lo, hi);
+}
+
+/* Codes [0, k) of in, the rest escapes (decoding to nothing); reads in[0, k) only. */
+AVX512_INLINE __m128i
+avx512_load_codes(const avx512_tables *v, const uint8_t *in, unsigned k)
+{
+	return _mm_mask_loadu_epi8(v->escapes, (__mmask16) _bzhi_u32(0xFFFF, k), in);
+}
+
+/* Nonzero when one of the codes [0, k) is an escape or unused. */
+AVX512_INLINE unsigned
+avx512_codes_bad(const avx512_tables *v, __m128i codes, unsigned k)
+{
+	return _mm_mask_cmpge_epu8_mask((__mmask16) _bzhi_u32(0xFFFF, k), codes, v->nsymbols);
+}
+
+/*
+ * Decode 16 codes (valid ones and escapes) with their lengths lens to o.
+ * Returns the end; *over gets nonzero when the first 8 codes end past
+ * limit (then the second 8 are written at limit: a value that gets there
+ * is bad anyway).  Stores o[0, 64) and at most limit[0, 64).
+ */
+AVX512_INLINE uint8_t *
+avx512_decode16(const avx512_tables *v, __m128i codes, __m512i lens, uint8_t *o,
+				uint8_t *limit, uint64_t *over)
+{
+	__m512i		s0 = _mm512_i64gather_epi64(_mm512_cvtepu8_epi64(codes), v->symbol, 8);
+	__m512i		s1 = _mm512_i64gather_epi64(_mm512_cvtepu8_epi64(_mm_unpackhi_epi64(codes, codes)),
+											v->symbol, 8);
+	__mmask64	m0 = _mm512_cmplt_epu8_mask(v->byte_in_word,
+											_mm512_permutexvar_epi8(v->expand[0], lens));
+	__mmask64	m1 = _mm512_cmplt_epu8_mask(v->byte_in_word,
+											_mm512_permutexvar_epi8(v->expand[1], lens));
+	uint8_t    *o1 = o + _mm_popcnt_u64(m0);
+
+	_mm512_storeu_si512(o, _mm512_maskz_compress_epi8(m0, s0));
+	*over |= o1 > limit;
+	o1 = o1 > limit ? limit : o1;
+	_mm512_storeu_si512(o1, _mm512_maskz_compress_epi8(m1, s1));
+	return o1 + _mm_popcnt_u64(m1);
+}
+
+/*
+ * A value of k codes to n bytes at dst, 16 codes a step; a step with an
+ * escape or an unused code goes code by code.  Returns 0 when done.  Needs
+ * dst[0, n + DECODE_ROOM) writable.
+ */
+AVX512_INLINE int
+avx512_decode_value(const avx512_tables *v, const gsst_table *table, const uint8_t *in,
+					uint64_t k, uint8_t *dst, uint64_t n)
+{
+	const uint8_t *in_end = in + k;
+	uint8_t    *o = dst;
+	uint8_t    *limit = dst + n;
+	uint64_t	over = 0;
+
+	while (in < in_end)
+	{
+		unsigned	take = in_end - in >= 16 ? 16 : (unsigned) (in_end - in);
+		__m128i		codes = avx512_load_codes(v, in, take);
+
+		if (GSST_UNLIKELY(avx512_codes_bad(v, codes, take)))
+		{
+			const uint8_t *step_end = in + take;
+
+			while (in < step_end)
+			{
+				unsigned	code = *in++;
+
+				if (code == GSST_ESCAPE)
+				{
+					if (in == in_end)
+						return 1;
+					*o++ = *in++;
+				}
+				else if (table->len[code] == 0)
+					return 1;
+				else
+				{
+					store_u64(o, table->symbol[code]);
+					o += table->len[code];
+				}
+			}
+		}
+		else
+		{
+			o = avx512_decode16(v, codes, avx512_lens(v, codes), o, limit, &over);
+			in += take;
+		}
+		if (GSST_UNLIKELY(o > limit || over))
+			return 1;
+	}
+	return o != limit;
+}
+
+/*
+ * decode_all for 4-byte index entries.  A window starts at value i and
+ * takes the values that end within 16 codes of comp[i], up to the first
+ * non-empty stored raw value.  The window is good when all its codes are
+ * used ones and, for each value j in it, the lengths of the codes before
+ * comp[j + 1] add up to raw[j + 1] - raw[i].
+ */
+AVX512_FN int
+avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
+{
+	avx512_tables v;
+	fast_decoder d;
+	const uint8_t *comp_at = t->comp_offsets;
+	const uint8_t *raw_at = t->raw_offsets;
+	uint64_t	nvalues = t->nvalues;
+	uint64_t	i = 0;
+	uint32_t	comp = 0,
+				raw = 0;
+	const __m512i sixteen = _mm512_set1_epi32(16);
+	const __m512i one = _mm512_set1_epi32(1);
+
+	avx512_tables_init(&v, &t->table);
+	fast_decoder_init(&d, t);
+	while (i < nvalues)
+	{
+		uint32_t	comp_next = load_u32(comp_at + 4 * (i + 1));
+		uint32_t	raw_next = load_u32(raw_at + 4 * (i + 1));
+		uint64_t	room = (uint64_t) (out_end - (out + raw));
+
+		/* a window needs 16 more index entries and 128 bytes of output */
+		if (GSST_LIKELY(i + 16 <= nvalues && room >= 128))
+		{
+			__m512i		c_prev = _mm512_loadu_si512(comp_at + 4 * i);
+			__m512i		c_next = _mm512_loadu_si512(comp_at + 4 * (i + 1));
+			__m512i		r_prev = _mm512_loadu_si512(raw_at + 4 * i);
+			__m512i		r_next = _mm512_loadu_si512(raw_at + 4 * (i + 1));
+			__m512i		rel_c = _mm512_sub_epi32(c_next, _mm512_set1_epi32((int) comp));
+			__m512i		rel_r = _mm512_sub_epi32(r_next, _mm512_set1_epi32((int) raw));
+			__m512i		k = _mm512_sub_epi32(c_next, c_prev);
+			__m512i		n = _mm512_sub_epi32(r_next, r_prev);
+			__mmask16	stored_raw = _mm512_mask_cmpeq_epi32_mask(_mm512_test_epi32_mask(n, n), k, n);
+			__mmask16	fits = _mm512_cmple_epu32_mask(rel_c, sixteen);
+			unsigned	m = _tzcnt_u32((unsigned) (~fits | stored_raw) | 0x10000u);
+
+			if (GSST_LIKELY(m > 0))
+			{
+				uint32_t	ncodes = load_u32(comp_at + 4 * (i + m)) - comp;
+				uint32_t	nraw = load_u32(raw_at + 4 * (i + m)) - raw;
+				__m128i		codes = avx512_load_codes(&v, d.codes + comp, ncodes);
+				__m512i		lens = avx512_lens(&v, codes);
+				__m512i		sum = _mm512_cvtepu8_epi32(_mm512_castsi512_si128(lens));
+				__m512i		zero = _mm512_setzero_si512();
+				__mmask16	in_window = (__mmask16) _bzhi_u32(0xFFFF, m);
+				__mmask16	ends;
+				uint64_t	over = 0;
+
+				/* inclusive prefix sums of the 16 lengths */
+				sum = _mm512_add_epi32(sum, _mm512_alignr_epi32(sum, zero, 15));
+				sum = _mm512_add_epi32(sum, _mm512_alignr_epi32(sum, zero, 14));
+				sum = _mm512_add_epi32(sum, _mm512_alignr_epi32(sum, zero, 12));
+				sum = _mm512_add_epi32(sum, _mm512_alignr_epi32(sum, zero, 8));
+				/* decoded bytes before comp[j + 1]: sum[rel_c - 1], 0 for rel_c 0 */
+				ends = _mm512_mask_cmpeq_epi32_mask(in_window,
+													_mm512_maskz_permutexvar_epi32(_mm512_test_epi32_mask(rel_c, rel_c),
+																				   _mm512_sub_epi32(rel_c, one), sum),
+													rel_r);
+				if (GSST_LIKELY(ends == in_window && !avx512_codes_bad(&v, codes, ncodes)))
+				{
+					uint8_t    *dst = out + raw;
+
+					avx512_decode16(&v, codes, lens, dst, dst + nraw, &over);
+					i += m;
+					comp += ncodes;
+					raw += nraw;
+					continue;
+				}
+			}
+		}
+		/* one value on its own */
+		{
+			uint64_t	raw_len = raw_next - raw;
+			uint64_t	k = comp_next - comp;
+			uint8_t    *dst = out + raw;
+			int			rc;
+
+			if (room >= raw_len + DECODE_ROOM && k < raw_len && k > SHORT_CODES &&
+				avx512_decode_value(&v, &t->table, d.codes + comp, k, dst, raw_len) == 0)
+				rc = GSST_OK;
+			else
+				rc = decode_value(&d, t, comp, comp_next, dst, raw_len, out_end,
+								  room >= raw_len + DECODE_ROOM);
+			if (GSST_UNLIKELY(rc != GSST_OK))
+				return rc;
+		}
+		i++;
+		comp = comp_next;
+		raw = raw_next;
+	}
+	return GSST_OK;
+}
+
+/* decode_one's value: its codes [comp, comp + k) to n bytes at out, with room */
+AVX512_FN int
+avx512_decode_one(const gsst_tile *t, uint64_t comp, uint64_t k, uint8_t *out, uint64_t n)
+{
+	avx512_tables v;
+
+	avx512_tables_init(&v, &t->table);
+	if (k == n)
+	{
+		memcpy(out, t->codes + comp, n);
+		return 0;
+	}
+	return avx512_decode_value(&v, &t->table, t->codes + comp, k, out, n);
+}
+#endif							/* x86-64 AVX-512 */
+
 int
 gsst_tile_decode_all(const gsst_tile *t, uint8_t *out, size_t out_cap)
 {
@@ -95,6 +560,10 @@ gsst_tile_decode_all(const gsst_tile *t, uint8_t *out, size_t out_cap)
 		return GSST_ERR_ARG;
 	if (out_cap < t->raw_bytes)
 		return GSST_ERR_SPACE;
+#ifdef GSST_DECODE_AVX512
+	if (t->offset_width == 4 && avx512_usable())
+		return avx512_decode_all4(t, out, out + out_cap);
+#endif
 	if (t->offset_width == 4)
 		return decode_all_width(t, out, out + out_cap, 4);
 	return decode_all_width(t, out, out + out_cap, 8);
@@ -164,10 +633,10 @@ gsst_tile_decode_one(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_ca
 		return GSST_ERR_ARG;
 	if (i >= t->nvalues)
 		return GSST_ERR_OFFSET;
-	comp = gsst_tile_comp_offset(t, i);
-	comp_end = gsst_tile_comp_offset(t, i + 1);
-	raw = gsst_tile_raw_offset(t, i);
-	raw_end = gsst_tile_raw_offset(t, i + 1);
+	comp = read_entry(t->comp_offsets, i, t->offset_width);
+	comp_end = read_entry(t->comp_offsets, i + 1, t->offset_width);
+	raw = read_entry(t->raw_offsets, i, t->offset_width);
+	raw_end = read_entry(t->raw_offsets, i + 1, t->offset_width);
 	if (raw_end - raw > out_cap)
 		return GSST_ERR_SPACE;
 	/*
@@ -176,7 +645,18 @@ gsst_tile_decode_one(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_ca
 	 * wait for the decoder's overlapping 8-byte stores).
 	 */
 	if (out_cap - (raw_end - raw) >= DECODE_ROOM)
-		rc = decode_value(t, comp, comp_end, out, raw_end - raw, out + out_cap, 1);
+	{
+		fast_decoder d;
+
+#ifdef GSST_DECODE_AVX512
+		if (avx512_usable() &&
+			avx512_decode_one(t, comp, comp_end - comp, out, raw_end - raw) == 0)
+			return (int64_t) (raw_end - raw);
+#endif
+
+		fast_decoder_init(&d, t);
+		rc = decode_value(&d, t, comp, comp_end, out, raw_end - raw, out + out_cap, 1);
+	}
 	else
 		rc = decode_piece(t, comp_end - comp == raw_end - raw, comp, comp_end,
 						  out, raw_end - raw, out + out_cap);

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "test_util.h"
+#include "tile_internal.h"
 
 /* ------------------------------------------------------------------ */
 /* the test framework                                                 */
@@ -2714,6 +2715,137 @@ test_strerror(void)
 	CHECK(gsst_strerror(42) != NULL);
 }
 
+/*
+ * Decode every value of an opened tile alone into out (raw_bytes + 64
+ * bytes; room past the value when roomy, else an exact buffer); returns the
+ * first error, or GSST_OK when all match out_all.
+ */
+static int
+decode_each(const gsst_tile *tile, bool roomy, const uint8_t *out_all, bool *same)
+{
+	*same = true;
+	for (uint64_t i = 0; i < tile->nvalues; i++)
+	{
+		uint64_t	r0 = gsst_tile_raw_offset(tile, i);
+		uint64_t	rl = gsst_tile_raw_offset(tile, i + 1) - r0;
+		uint8_t    *one = xmalloc(rl + (roomy ? 64 : 0));
+		int64_t		got = gsst_tile_decode_one(tile, i, one, rl + (roomy ? 64 : 0));
+
+		if (got >= 0 && out_all != NULL && (got != (int64_t) rl ||
+											(rl > 0 && memcmp(one, out_all + r0, rl) != 0)))
+			*same = false;
+		free(one);
+		if (got < 0)
+			return (int) got;
+	}
+	return GSST_OK;
+}
+
+/*
+ * The decoders' fast paths (AVX-512 windows that decode several short
+ * values as one stream, the branch-free short value, 8-code blocks) and the
+ * portable path accept the same tiles and return the same status: tiles of
+ * many short values with one value boundary moved (the lengths still add
+ * up), a code changed, or a value's last code made an escape whose literal
+ * would be the next value's first code.
+ */
+static void
+test_tile_decode_fast_paths(void)
+{
+	gsst_encoder enc;
+	value_set	vs;
+	test_rng	rng = {23};
+	size_t		len;
+
+	REQUIRE(text_encoder(&enc, 17));
+	vs_init(&vs);
+	for (int i = 0; i < 3000; i++)
+	{
+		size_t		vlen = rng_below(&rng, 8) == 0 ? 20 + rng_below(&rng, 300)
+			: rng_below(&rng, 30);
+
+		if (i % 37 == 5)
+			rng_fill(&rng, vs_push(&vs, vlen), vlen);	/* stored raw */
+		else
+			rng_text(&rng, vs_push(&vs, vlen), vlen);
+	}
+	uint8_t    *good = encode_tile(&enc, &vs, 0, &len);
+
+	REQUIRE(good != NULL);
+	tile_layout L = layout_of(good);
+
+	for (int round = 0; round < 4000 && !current_failures; round++)
+	{
+		uint8_t    *m = xdup(good, len);
+		uint64_t	j = 1 + rng_below(&rng, L.nvalues - 1);
+		uint64_t	c0 = layout_comp(m, &L, j),
+					c1 = layout_comp(m, &L, j + 1);
+
+		if (round == 0)
+			;					/* the tile as encoded */
+		else if (round % 3 == 0)
+			write_le(m + L.raw_at + j * L.width, L.width,
+					 layout_raw(m, &L, j) + (rng_below(&rng, 2) ? 1 : -1));
+		else if (round % 3 == 1 && c1 > c0)
+			m[L.codes_at + c0 + rng_below(&rng, c1 - c0)] = (uint8_t) rng_next(&rng);
+		else if (c1 > c0)
+			m[L.codes_at + c1 - 1] = GSST_ESCAPE;
+
+		gsst_tile	tile;
+		int			status[2][3];
+		uint8_t    *all[2];
+
+		if (gsst_tile_open(&tile, m, len) != GSST_OK)
+		{
+			free(m);
+			continue;
+		}
+		for (int scalar = 0; scalar < 2; scalar++)
+		{
+			bool		same_roomy,
+						same_exact;
+
+			gsst_decode_simd_disabled = scalar;
+			all[scalar] = xmalloc(tile.raw_bytes);
+			status[scalar][0] = gsst_tile_decode_all(&tile, all[scalar], tile.raw_bytes);
+			status[scalar][1] = decode_each(&tile, true, status[scalar][0] == GSST_OK ? all[scalar] : NULL,
+											&same_roomy);
+			status[scalar][2] = decode_each(&tile, false, status[scalar][0] == GSST_OK ? all[scalar] : NULL,
+											&same_exact);
+			CHECK(same_roomy && same_exact);
+			/* every value decodes alone exactly when the whole tile does */
+			CHECK((status[scalar][0] == GSST_OK) == (status[scalar][1] == GSST_OK));
+			/* an exact buffer may say GSST_ERR_SPACE where room says LENGTH */
+			CHECK((status[scalar][1] == GSST_OK) == (status[scalar][2] == GSST_OK));
+		}
+		gsst_decode_simd_disabled = 0;
+		for (int k = 0; k < 3; k++)
+			CHECK_EQ(status[0][k], status[1][k]);
+		if (round == 0)
+			CHECK(status[0][0] == GSST_OK && memcmp(all[0], vs.data, vs.bytes) == 0);
+		if (status[0][0] == GSST_OK && status[1][0] == GSST_OK)
+			CHECK(tile.raw_bytes == 0 || memcmp(all[0], all[1], tile.raw_bytes) == 0);
+		free(all[0]);
+		free(all[1]);
+		free(m);
+	}
+	free(good);
+	vs_free(&vs);
+}
+
+/* The tile tests again, on the portable decoders. */
+static void
+test_tile_scalar_decoders(void)
+{
+	gsst_decode_simd_disabled = 1;
+	test_tile_zero_and_one_value();
+	test_tile_split_sizes();
+	test_tile_hostile();
+	test_tile_mutations();
+	test_roundtrip_dbtext();
+	gsst_decode_simd_disabled = 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* runner                                                             */
 /* ------------------------------------------------------------------ */
@@ -2753,6 +2885,8 @@ static const test_case tests[] = {
 	TEST(test_tile_wide_offsets),
 	TEST(test_tile_hostile),
 	TEST(test_tile_mutations),
+	TEST(test_tile_decode_fast_paths),
+	TEST(test_tile_scalar_decoders),
 	TEST(test_datum_header_roundtrip),
 	TEST(test_datum_header_rejects),
 	TEST(test_strerror),
