@@ -13,31 +13,51 @@
 
 #include "match.h"
 
-#define SAMPLE_BYTES		(32 * 1024)
+#define SAMPLE_BYTES		(16 * 1024)	/* value bytes, as in FSST */
 #define SAMPLE_PIECE_MAX	512		/* bytes taken from one long value */
+/* value bytes, a separator after each piece, and 8 bytes of load slack */
+#define SAMPLE_CAP			(2 * SAMPLE_BYTES + 16)
 #define GENERATIONS			5
+#define FULL_FROM			3		/* generations before see a part of the sample */
 #define NTOKENS				512		/* codes 0..254, escapes 256 + byte */
 #define ESCAPE_TOKEN(b)		(256u + (b))
-#define CANDIDATE_SLOTS		(1u << 16)
+#define NO_PAIR				(NTOKENS * NTOKENS)
+#define CANDIDATE_HASH		(1u << 16)
 #define SINGLE_BYTE_BOOST	8		/* keeps literals rare, as in FSST */
+
+/*
+ * At most SAMPLE_BYTES tokens that are not separators, each making at most
+ * one pair and one extended pair, plus the tokens themselves: fewer than
+ * CANDIDATE_HASH / 2, so the candidate hash never fills up.
+ */
+#define MAX_CANDIDATES		(2 * SAMPLE_BYTES + NTOKENS)
 
 typedef struct candidate
 {
 	uint64_t	symbol;
 	uint32_t	gain;			/* < 8 x 8 x SAMPLE_BYTES */
-	uint8_t		len;			/* 0: free slot */
+	uint16_t	slot;			/* its place in candidate_index */
+	uint8_t		len;
 } candidate;
+
+typedef struct sort_item
+{
+	uint64_t	key;
+	uint32_t	index;
+} sort_item;
 
 typedef struct train_work
 {
-	/* row NTOKENS: pairs with no first token, counted to avoid branches */
-	uint16_t	pair_count[(NTOKENS + 1) * NTOKENS];	/* <= SAMPLE_BYTES */
-	uint32_t	touched_pairs[2 * SAMPLE_BYTES + NTOKENS + 1];
+	uint16_t	pair_count[NO_PAIR + 1];	/* NO_PAIR: no pair, skipped */
+	uint32_t	touched_pairs[2 * SAMPLE_CAP];
 	uint32_t	single_count[NTOKENS];
-	candidate	slots[CANDIDATE_SLOTS];
-	uint32_t	used_slots[CANDIDATE_SLOTS];
-	candidate	ranked[CANDIDATE_SLOTS];
-	uint8_t		sample[SAMPLE_BYTES + 8];	/* 8 bytes of load slack */
+	/* one record per step: token | first byte << 9 | (length > 1) << 17 */
+	uint32_t	records[SAMPLE_CAP];
+	uint16_t	candidate_index[CANDIDATE_HASH];	/* 1 + index, or 0 */
+	candidate	candidates[MAX_CANDIDATES];
+	sort_item	items[2 * MAX_CANDIDATES];
+	uint8_t		sample[SAMPLE_CAP];
+	uint8_t		staging[SAMPLE_BYTES + 8];
 	uint32_t	piece_len[SAMPLE_BYTES + 1];
 	/* code + 1 of the 2-byte symbol b0 | b1 << 8 of the current table, or 0 */
 	uint8_t		pair_code_plus_one[65536];
@@ -61,6 +81,15 @@ next_random(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
+/* A draw scaled to 0..n-1 by a multiply: a division costs more. */
+GSST_INLINE size_t
+scale_draw(uint64_t draw, size_t n)
+{
+	if ((uint64_t) n <= UINT32_MAX)
+		return (size_t) (((draw >> 32) * (uint64_t) n) >> 32);
+	return (size_t) (draw % n);
+}
+
 #define DRAWS_AHEAD 8			/* a power of two */
 
 /*
@@ -72,7 +101,7 @@ next_random(uint64_t *state)
 	do { \
 		(result) = (from)[next]; \
 		draws[next] = next_random(&rng); \
-		picks[next] = (size_t) (draws[next] % n); \
+		picks[next] = scale_draw(draws[next], n); \
 		GSST_PREFETCH(&lens[picks[next]]); \
 		GSST_PREFETCH(&values[picks[next]]); \
 		next = (next + 1) & (DRAWS_AHEAD - 1); \
@@ -80,11 +109,11 @@ next_random(uint64_t *state)
 	} while (0)
 
 /*
- * Fill the sample: every value when they all fit, else random pieces of
- * random values.  Returns the number of pieces.
+ * Fill the staging buffer: every value when they all fit, else random
+ * pieces of random values.  Returns the number of pieces.
  */
 static size_t
-take_sample(train_work *w, const uint8_t *const *values, const size_t *lens, size_t n,
+take_pieces(train_work *w, const uint8_t *const *values, const size_t *lens, size_t n,
 			size_t *sample_bytes, uint64_t *total_bytes)
 {
 	uint64_t	total = 0;
@@ -102,7 +131,7 @@ take_sample(train_work *w, const uint8_t *const *values, const size_t *lens, siz
 		{
 			if (lens[i] == 0)
 				continue;
-			memcpy(w->sample + used, values[i], lens[i]);
+			memcpy(w->staging + used, values[i], lens[i]);
 			used += lens[i];
 			w->piece_len[npieces++] = (uint32_t) lens[i];
 		}
@@ -122,7 +151,7 @@ take_sample(train_work *w, const uint8_t *const *values, const size_t *lens, siz
 		for (unsigned k = 0; k < DRAWS_AHEAD; k++)
 		{
 			draws[k] = next_random(&rng);
-			picks[k] = (size_t) (draws[k] % n);
+			picks[k] = scale_draw(draws[k], n);
 			GSST_PREFETCH(&lens[picks[k]]);
 			GSST_PREFETCH(&values[picks[k]]);
 		}
@@ -142,18 +171,56 @@ take_sample(train_work *w, const uint8_t *const *values, const size_t *lens, siz
 				uint64_t	offset_draw;
 
 				TAKE_DRAW(offset_draw, draws);
-				start = (size_t) (offset_draw % (len - SAMPLE_PIECE_MAX + 1));
+				start = scale_draw(offset_draw, len - SAMPLE_PIECE_MAX + 1);
 				len = SAMPLE_PIECE_MAX;
 			}
 			if (len > SAMPLE_BYTES - used)
 				len = SAMPLE_BYTES - used;
-			memcpy(w->sample + used, values[i] + start, len);
+			memcpy(w->staging + used, values[i] + start, len);
 			used += len;
 			w->piece_len[npieces++] = (uint32_t) len;
 		}
 	}
 	*sample_bytes = used;
 	return npieces;
+}
+
+/*
+ * Build the sample: the pieces, each followed by a separator byte, then 8
+ * bytes of load slack.  The separator is the rarest byte of the pieces (NUL
+ * for text, which has none); it is never part of a candidate, so no
+ * symbol ever matches across it, and the counting needs no piece lengths:
+ * a separator is a step of its own that ends the pair chain.  Where the
+ * separator also occurs inside a piece (binary data), it splits it there:
+ * a small loss for data that has no unused byte.  Returns the sample size.
+ */
+static size_t
+lay_out_sample(train_work *w, size_t npieces, size_t bytes, unsigned *separator)
+{
+	unsigned	sep = 0;
+	size_t		from = 0,
+				to = 0;
+
+	if (memchr(w->staging, 0, bytes) != NULL)
+	{
+		uint32_t	histogram[256] = {0};
+
+		for (size_t i = 0; i < bytes; i++)
+			histogram[w->staging[i]]++;
+		for (unsigned b = 1; b < 256; b++)
+			if (histogram[b] < histogram[sep])
+				sep = b;
+	}
+	for (size_t k = 0; k < npieces; k++)
+	{
+		memcpy(w->sample + to, w->staging + from, w->piece_len[k]);
+		to += w->piece_len[k];
+		from += w->piece_len[k];
+		w->sample[to++] = (uint8_t) sep;
+	}
+	memset(w->sample + to, (int) sep, 8);
+	*separator = sep;
+	return to;
 }
 
 /* Bytes of a token: a symbol, or the escaped byte itself. */
@@ -173,132 +240,187 @@ token_symbol(const gsst_table *t, unsigned token, uint64_t *symbol, unsigned *le
 }
 
 /*
- * Counting: the sample is encoded by COUNT_LANES lanes at once, each over
- * its own run of pieces (the match is a long dependency chain per step;
- * independent lanes overlap).  The matching is the encoding rule (as in
- * gsst_match), through the CPU encoder's cuckoo table of long symbols.
- * There are no data-dependent branches: a lane moves to its next piece by
- * arithmetic, and a pair that does not exist (at a piece start, or when
- * the token is one byte) is counted at NO_PAIR or in row NTOKENS, which
- * gather_candidates skips.  The counts do not depend on the order of the
- * steps, and neither does the table (see keep_strongest).
+ * Matching: the sample is encoded by MATCH_LANES lanes at once, each over
+ * its own run of pieces (one match is a long dependency chain; independent
+ * lanes overlap), and each step writes one record.  The matching is the
+ * encoding rule (as in gsst_match), through the CPU encoder's cuckoo table
+ * of long symbols; the separator needs no length checks (see
+ * lay_out_sample).  Counting is a second pass over the records: counters
+ * updated inside the match chains made every load wait for the stores of
+ * the other lanes.
  */
-#define COUNT_LANES 4
-#define NO_PAIR (NTOKENS * NTOKENS)
+#define MATCH_LANES 4
 
-typedef struct count_lane
-{
-	const uint8_t *p;
-	const uint8_t *piece_end;
-	const uint8_t *end;			/* of the lane's last piece */
-	const uint32_t *next_piece_len;
-	uint32_t	previous;		/* token before p, NTOKENS at a piece start */
-} count_lane;
-
-typedef struct counts
-{
-	uint64_t	code_bytes;
-	size_t		touched;
-} counts;
-
-GSST_INLINE void
-count_step(train_work *w, count_lane *ln, counts *cn, int count_pairs)
+GSST_INLINE const uint8_t *
+match_step(const train_work *w, const uint8_t *p, uint32_t *record)
 {
 	const gsst_encoder *enc = &w->enc;
-	const uint8_t *p = ln->p;
-	uint64_t	word = load_u64(p);	/* the sample buffer has slack */
-	uint32_t	rem = (uint32_t) (ln->piece_end - p);
+	uint64_t	word = load_u64(p);
 	uint32_t	first = (uint32_t) word & 0xFF;
-	long_probe	probe = probe_long_symbols(enc, word, rem);
+	uint32_t	prefix = (uint32_t) word & 0xFFFFFF;
+	uint32_t	slot0 = (prefix * enc->long_mul[0]) >> 22;
+	uint32_t	slot1 = (prefix * enc->long_mul[1]) >> 22;
 	uint32_t	pair = w->pair_code_plus_one[word & 0xFFFF];
-	uint32_t	entry = select_u32((pair != 0) & (rem >= 2),
-								   (pair - 1) | 2u << 8, enc->byte_entry[first]);
+	uint32_t	entry = pair != 0 ? (pair - 1) | 2u << 8 : enc->byte_entry[first];
 	uint32_t	code,
-				advance,
-				token;
-	int			at_piece_end;
+				advance;
 
-	entry = select_u32(probe.hit1, probe.entry1, entry);
-	entry = select_u32(probe.hit0, probe.entry0, entry);
+	/* no length checks: no symbol reaches past a separator */
+	entry = ((word ^ enc->long_slot[slot1][0]) & enc->long_slot[slot1][1]) == 0 ?
+		enc->long_entry[slot1] : entry;
+	entry = ((word ^ enc->long_slot[slot0][0]) & enc->long_slot[slot0][1]) == 0 ?
+		enc->long_entry[slot0] : entry;
 	code = entry & 0xFF;
 	advance = entry >> 8;
-	token = select_u32(code == GSST_ESCAPE, ESCAPE_TOKEN(first), code);
-	cn->code_bytes += 1 + (code == GSST_ESCAPE);
-	w->single_count[token]++;
-	/* a lone first byte is always a candidate too */
-	w->single_count[ESCAPE_TOKEN(first)] += advance > 1;
-	if (count_pairs)
-	{
-		uint32_t	index = ln->previous * NTOKENS + token;
-		uint32_t	extended;
-
-		w->touched_pairs[cn->touched] = index;
-		cn->touched += w->pair_count[index]++ == 0;
-		/* also extending the previous symbol by just the next byte */
-		extended = select_u32((advance > 1) & (ln->previous != NTOKENS),
-							  ln->previous * NTOKENS + ESCAPE_TOKEN(first), NO_PAIR);
-		w->touched_pairs[cn->touched] = extended;
-		cn->touched += w->pair_count[extended]++ == 0;
-	}
-	p += advance;
-	at_piece_end = p == ln->piece_end;
-	ln->previous = select_u32(at_piece_end, NTOKENS, token);
-	/* past the lane's end this reads piece_len[npieces], which exists */
-	ln->piece_end = p + (at_piece_end ? *ln->next_piece_len : rem - advance);
-	ln->next_piece_len += at_piece_end;
-	ln->p = p;
+	*record = (code == GSST_ESCAPE ? ESCAPE_TOKEN(first) : code) |
+		first << 9 | (uint32_t) (advance > 1) << 17;
+	return p + advance;
 }
 
 /*
- * Encode the pieces that start before sample_limit with the current table,
- * counting tokens and (when count_pairs) adjacent pairs.  Returns the code
- * bytes the encoding takes.
+ * Encode sample[0..limit) (limit just after a separator) with the current
+ * table into records; lane k's records start at records + its first byte.
+ * Sets lane_start[k] and lane_records[k].
+ */
+static void
+match_sample(train_work *w, size_t limit, size_t lane_start[MATCH_LANES],
+			 size_t lane_records[MATCH_LANES])
+{
+	const uint8_t *p[MATCH_LANES],
+			   *end[MATCH_LANES];
+	uint32_t   *record[MATCH_LANES];
+	size_t		at = 0;
+
+	for (int k = 0; k < MATCH_LANES; k++)
+	{
+		size_t		lane_end = limit * (size_t) (k + 1) / MATCH_LANES;
+
+		/* lanes begin and end just after a separator */
+		if (lane_end < at)
+			lane_end = at;
+		while (lane_end > 0 && lane_end < limit &&
+			   w->sample[lane_end - 1] != w->sample[limit - 1])
+			lane_end++;
+		lane_start[k] = at;
+		p[k] = w->sample + at;
+		end[k] = w->sample + lane_end;
+		record[k] = w->records + at;
+		at = lane_end;
+	}
+
+	/*
+	 * A step advances 1..8 bytes, so every lane has room for rounds steps
+	 * without a check of its end.  The lanes are separate variables so that
+	 * they stay in registers.
+	 */
+	for (;;)
+	{
+		size_t		rounds = SIZE_MAX;
+		const uint8_t *p0 = p[0],
+				   *p1 = p[1],
+				   *p2 = p[2],
+				   *p3 = p[3];
+		uint32_t   *r0 = record[0],
+				   *r1 = record[1],
+				   *r2 = record[2],
+				   *r3 = record[3];
+
+		for (int k = 0; k < MATCH_LANES; k++)
+		{
+			size_t		room = (size_t) (end[k] - p[k]) / GSST_MAX_SYMBOL_LEN;
+
+			rounds = room < rounds ? room : rounds;
+		}
+		if (rounds < 4)
+			break;
+		for (size_t r = 0; r < rounds; r++)
+		{
+			p0 = match_step(w, p0, r0++);
+			p1 = match_step(w, p1, r1++);
+			p2 = match_step(w, p2, r2++);
+			p3 = match_step(w, p3, r3++);
+		}
+		p[0] = p0;
+		p[1] = p1;
+		p[2] = p2;
+		p[3] = p3;
+		record[0] = r0;
+		record[1] = r1;
+		record[2] = r2;
+		record[3] = r3;
+	}
+	for (int k = 0; k < MATCH_LANES; k++)
+	{
+		while (p[k] < end[k])
+			p[k] = match_step(w, p[k], record[k]++);
+		lane_records[k] = (size_t) (record[k] - (w->records + lane_start[k]));
+	}
+}
+
+/*
+ * Count tokens and (when count_pairs) adjacent pairs of the records, and
+ * the pair of each token before a longer symbol with that symbol's first
+ * byte alone (extending a symbol by one byte).  Pairs with a separator go
+ * to NO_PAIR.  Returns the code bytes of the records.
  */
 static uint64_t
-count_sample(train_work *w, size_t npieces, size_t sample_limit, int count_pairs,
-			 size_t *ntouched)
+count_records(train_work *w, const uint32_t *records, size_t nrecords, unsigned sep,
+			  int count_pairs, size_t *touched)
 {
-	count_lane	lanes[COUNT_LANES];
-	counts		cn = {0, 0};
-	size_t		used = 0,
-				piece = 0,
-				bytes = 0;
+	uint32_t	sep_token = ESCAPE_TOKEN(sep);
+	uint32_t	previous = sep_token;
+	uint64_t	code_bytes = 0;
+	size_t		nt = *touched;
+
+	for (size_t i = 0; i < nrecords; i++)
+	{
+		uint32_t	record = records[i];
+		uint32_t	token = record & (NTOKENS - 1);
+		uint32_t	first = (record >> 9) & 0xFF;
+		uint32_t	longer = record >> 17;
+
+		/* a code 1 byte, an escape 2, a separator none */
+		code_bytes += 1 + (token >= 256) - 2 * (token == sep_token);
+		w->single_count[token]++;
+		/* a lone first byte is always a candidate too */
+		w->single_count[ESCAPE_TOKEN(first)] += longer;
+		if (count_pairs)
+		{
+			uint32_t	index = select_u32((previous == sep_token) | (token == sep_token),
+										   NO_PAIR, previous * NTOKENS + token);
+			uint32_t	extended = select_u32(longer & (previous != sep_token),
+											  previous * NTOKENS + ESCAPE_TOKEN(first),
+											  NO_PAIR);
+
+			w->touched_pairs[nt] = index;
+			nt += w->pair_count[index]++ == 0;
+			w->touched_pairs[nt] = extended;
+			nt += w->pair_count[extended]++ == 0;
+		}
+		previous = token;
+	}
+	*touched = nt;
+	return code_bytes;
+}
+
+/*
+ * Encode the pieces of sample[0..limit) with the current table, counting
+ * tokens and (when count_pairs) pairs.  Returns the code bytes.
+ */
+static uint64_t
+count_sample(train_work *w, size_t limit, unsigned sep, int count_pairs, size_t *ntouched)
+{
+	size_t		lane_start[MATCH_LANES],
+				lane_records[MATCH_LANES];
+	uint64_t	code_bytes = 0;
 
 	memset(w->single_count, 0, sizeof(w->single_count));
-	/* the pieces that start before the limit, and their bytes */
-	while (piece < npieces && bytes < sample_limit)
-		bytes += w->piece_len[piece++];
-	npieces = piece;
-
-	/* cut them into lanes of about equal bytes, at piece boundaries */
-	piece = 0;
-	for (int k = 0; k < COUNT_LANES; k++)
-	{
-		count_lane *ln = &lanes[k];
-		size_t		target = bytes * (size_t) (k + 1) / COUNT_LANES;
-
-		ln->p = w->sample + used;
-		ln->previous = NTOKENS;
-		ln->next_piece_len = &w->piece_len[piece];
-		while (piece < npieces && used < target)
-			used += w->piece_len[piece++];
-		ln->end = w->sample + used;
-		ln->piece_end = ln->p + (ln->p < ln->end ? *ln->next_piece_len++ : 0);
-	}
-
-	while (lanes[0].p < lanes[0].end && lanes[1].p < lanes[1].end &&
-		   lanes[2].p < lanes[2].end && lanes[3].p < lanes[3].end)
-	{
-		count_step(w, &lanes[0], &cn, count_pairs);
-		count_step(w, &lanes[1], &cn, count_pairs);
-		count_step(w, &lanes[2], &cn, count_pairs);
-		count_step(w, &lanes[3], &cn, count_pairs);
-	}
-	for (int k = 0; k < COUNT_LANES; k++)
-		while (lanes[k].p < lanes[k].end)
-			count_step(w, &lanes[k], &cn, count_pairs);
-	*ntouched = cn.touched;
-	return cn.code_bytes;
+	*ntouched = 0;
+	match_sample(w, limit, lane_start, lane_records);
+	for (int k = 0; k < MATCH_LANES; k++)
+		code_bytes += count_records(w, w->records + lane_start[k], lane_records[k], sep,
+									count_pairs, ntouched);
+	return code_bytes;
 }
 
 static uint32_t
@@ -306,33 +428,41 @@ candidate_hash(uint64_t symbol, unsigned len)
 {
 	uint64_t	h = (symbol ^ ((uint64_t) len << 59)) * 0x9E3779B97F4A7C15ull;
 
-	return (uint32_t) (h >> 48);	/* 16 bits: CANDIDATE_SLOTS */
+	return (uint32_t) (h >> 48);	/* 16 bits: CANDIDATE_HASH */
 }
 
-/* Add gain to a candidate symbol; returns the number of slots in use. */
+/*
+ * Add gain to a candidate symbol; returns the number of candidates.  The
+ * hash holds 1 + the index of a dense array, so only its 128 KB need
+ * clearing, not the candidates.
+ */
 static size_t
-add_candidate(train_work *w, size_t nused, uint64_t symbol, unsigned len, uint32_t gain)
+add_candidate(train_work *w, size_t n, uint64_t symbol, unsigned len, uint32_t gain)
 {
 	uint32_t	slot = candidate_hash(symbol, len);
 
 	for (;;)
 	{
-		candidate  *c = &w->slots[slot];
+		uint32_t	index = w->candidate_index[slot];
+		candidate  *c;
 
-		if (c->len == 0)
+		if (index == 0)
 		{
+			c = &w->candidates[n];
 			c->symbol = symbol;
 			c->len = (uint8_t) len;
 			c->gain = gain;
-			w->used_slots[nused] = slot;
-			return nused + 1;
+			c->slot = (uint16_t) slot;
+			w->candidate_index[slot] = (uint16_t) (n + 1);
+			return n + 1;
 		}
+		c = &w->candidates[index - 1];
 		if (c->symbol == symbol && c->len == len)
 		{
 			c->gain += gain;
-			return nused;
+			return n;
 		}
-		slot = (slot + 1) & (CANDIDATE_SLOTS - 1);
+		slot = (slot + 1) & (CANDIDATE_HASH - 1);
 	}
 }
 
@@ -342,7 +472,7 @@ add_candidate(train_work *w, size_t nused, uint64_t symbol, unsigned len, uint32
  */
 #define STRONGEST_KEPT 768
 
-/* The order of candidate_order: a stronger candidate first. */
+/* The order of keep_strongest: a stronger candidate first. */
 GSST_INLINE int
 stronger(const candidate *x, const candidate *y)
 {
@@ -353,68 +483,65 @@ stronger(const candidate *x, const candidate *y)
 	return x->symbol < y->symbol;
 }
 
-/* Canonical table order: by length, then by bytes (big-endian compare). */
-GSST_INLINE int
-canonical_before(const candidate *x, const candidate *y)
-{
-	if (x->len != y->len)
-		return x->len < y->len;
-#if defined(__GNUC__) || defined(__clang__)
-	return __builtin_bswap64(x->symbol) < __builtin_bswap64(y->symbol);
-#else
-	for (int i = 0; i < 8; i++)
-	{
-		unsigned	a = (unsigned) (x->symbol >> (8 * i)) & 0xFF,
-					b = (unsigned) (y->symbol >> (8 * i)) & 0xFF;
-
-		if (a != b)
-			return a < b;
-	}
-	return 0;
-#endif
-}
-
 /*
- * A stable bottom-up merge sort of c[0..n), stronger() first or canonical
- * order; scratch holds n entries.  (qsort's callbacks cost more than the
- * sorting here.)
+ * Sort items[0..n) by key, ascending, stably (an LSD radix sort by bytes,
+ * skipping the bytes where all keys agree); scratch holds n items.  The
+ * branchy comparison sorts mispredicted on every other step.
  */
-GSST_INLINE void
-sort_candidates(candidate *c, size_t n, candidate *scratch, int canonical)
+static void
+sort_items(sort_item *items, size_t n, sort_item *scratch)
 {
-	candidate  *from = c,
+	sort_item  *from = items,
 			   *to = scratch;
+	uint64_t	all_or = 0,
+				all_and = ~(uint64_t) 0;
 
-	for (size_t width = 1; width < n; width *= 2)
+	for (size_t i = 0; i < n; i++)
 	{
-		candidate  *swap;
+		all_or |= items[i].key;
+		all_and &= items[i].key;
+	}
+	for (unsigned shift = 0; shift < 64; shift += 8)
+	{
+		size_t		position[256];
+		size_t		sum = 0;
+		sort_item  *swap;
 
-		for (size_t lo = 0; lo < n; lo += 2 * width)
+		if ((((all_or ^ all_and) >> shift) & 0xFF) == 0)
+			continue;
+		memset(position, 0, sizeof(position));
+		for (size_t i = 0; i < n; i++)
+			position[(from[i].key >> shift) & 0xFF]++;
+		for (unsigned b = 0; b < 256; b++)
 		{
-			size_t		mid = lo + width < n ? lo + width : n;
-			size_t		hi = lo + 2 * width < n ? lo + 2 * width : n;
-			size_t		i = lo,
-						j = mid,
-						k = lo;
+			size_t		count = position[b];
 
-			while (i < mid && j < hi)
-			{
-				int			right_first = canonical ? canonical_before(&from[j], &from[i])
-					: stronger(&from[j], &from[i]);
-
-				to[k++] = right_first ? from[j++] : from[i++];
-			}
-			while (i < mid)
-				to[k++] = from[i++];
-			while (j < hi)
-				to[k++] = from[j++];
+			position[b] = sum;
+			sum += count;
 		}
+		for (size_t i = 0; i < n; i++)
+			to[position[(from[i].key >> shift) & 0xFF]++] = from[i];
 		swap = from;
 		from = to;
 		to = swap;
 	}
-	if (from != c)
-		memcpy(c, from, n * sizeof(candidate));
+	if (from != items)
+		memcpy(items, from, n * sizeof(sort_item));
+}
+
+/* Bytes of a symbol as a big-endian number: orders like memcmp. */
+GSST_INLINE uint64_t
+big_endian_key(uint64_t symbol)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return __builtin_bswap64(symbol);
+#else
+	uint64_t	key = 0;
+
+	for (int i = 0; i < 8; i++)
+		key = (key << 8) | ((symbol >> (8 * i)) & 0xFF);
+	return key;
+#endif
 }
 
 /*
@@ -510,15 +637,22 @@ select_table(train_work *w, gsst_table *next, size_t ncandidates, double gain_sc
 	uint8_t		long_fill[GSST_HASH_BUCKETS] = {0};
 	uint8_t		pair_fill[GSST_HASH_BUCKETS] = {0};
 	size_t		n = 0;
+	candidate  *ranked = w->candidates;
+	sort_item  *items = w->items;
 
-	candidate	chosen[GSST_MAX_SYMBOLS];
-
-	ncandidates = keep_strongest(w->ranked, ncandidates);
-	/* ranked has room beyond the kept ones for the scratch */
-	sort_candidates(w->ranked, ncandidates, w->ranked + STRONGEST_KEPT, 0);
-	for (size_t i = 0; i < ncandidates && n < GSST_MAX_SYMBOLS; i++)
+	ncandidates = keep_strongest(ranked, ncandidates);
+	/* stronger first: by gain, then shorter, then the order keep_strongest left */
+	for (size_t i = 0; i < ncandidates; i++)
 	{
-		const candidate *c = &w->ranked[i];
+		items[i].key = ~((uint64_t) ranked[i].gain << 24 |
+						 (uint64_t) (GSST_MAX_SYMBOL_LEN - ranked[i].len) << 20 |
+						 (uint64_t) (0xFFFFF - i));
+		items[i].index = (uint32_t) i;
+	}
+	sort_items(items, ncandidates, items + ncandidates);
+	for (size_t k = 0; k < ncandidates && n < GSST_MAX_SYMBOLS; k++)
+	{
+		const candidate *c = &ranked[items[k].index];
 
 		/* used about twice in the whole input: pays for its table bytes */
 		if ((double) c->gain * gain_scale < 2.0 * c->len)
@@ -543,28 +677,45 @@ select_table(train_work *w, gsst_table *next, size_t ncandidates, double gain_sc
 				continue;
 			long_keys[bucket][long_fill[bucket]++] = prefix;
 		}
-		chosen[n++] = *c;
+		symbols[n] = c->symbol;
+		lens[n] = c->len;
+		n++;
 	}
-	/* in canonical order gsst_table_build's insertion sort is linear */
-	sort_candidates(chosen, n, w->ranked, 1);
+
+	/*
+	 * In canonical order gsst_table_build's insertion sort is linear: sort
+	 * by length, then bytes (no two chosen symbols are equal).
+	 */
 	for (size_t i = 0; i < n; i++)
 	{
-		symbols[i] = chosen[i].symbol;
-		lens[i] = chosen[i].len;
+		items[i].key = big_endian_key(symbols[i]) >> 8 | (uint64_t) lens[i] << 56;
+		items[i].index = (uint32_t) i;
 	}
-	/* the selection respects the profile, so building cannot fail */
-	(void) gsst_table_build(next, symbols, lens, n);
+	sort_items(items, n, items + n);
+	{
+		uint64_t	sorted_symbols[GSST_MAX_SYMBOLS];
+		uint8_t		sorted_lens[GSST_MAX_SYMBOLS];
+
+		for (size_t i = 0; i < n; i++)
+		{
+			sorted_symbols[i] = symbols[items[i].index];
+			sorted_lens[i] = lens[items[i].index];
+		}
+		/* the selection respects the profile, so building cannot fail */
+		(void) gsst_table_build(next, sorted_symbols, sorted_lens, n);
+	}
 }
 
 /*
  * Turn this generation's counts into candidates: every token, and every
- * concatenation of two adjacent tokens that fits in 8 bytes.
+ * concatenation of two adjacent tokens that fits in 8 bytes.  The pair
+ * counters go back to zero.  Returns the number of candidates kept.
  */
 static size_t
 gather_candidates(train_work *w, const gsst_table *current, size_t ntouched,
-				  int extend, double gain_scale)
+				  unsigned sep, int extend, double gain_scale)
 {
-	size_t		nused = 0,
+	size_t		n = 0,
 				nkept = 0;
 
 	for (unsigned token = 0; token < NTOKENS; token++)
@@ -572,12 +723,13 @@ gather_candidates(train_work *w, const gsst_table *current, size_t ntouched,
 		uint64_t	symbol;
 		unsigned	len;
 
-		if (w->single_count[token] == 0 || (token < 256 && current->len[token] == 0))
+		if (w->single_count[token] == 0 || token == ESCAPE_TOKEN(sep) ||
+			(token < 256 && current->len[token] == 0))
 			continue;
 		token_symbol(current, token, &symbol, &len);
-		nused = add_candidate(w, nused, symbol, len,
-							  w->single_count[token] * len *
-							  (len == 1 ? SINGLE_BYTE_BOOST : 1));
+		n = add_candidate(w, n, symbol, len,
+						  w->single_count[token] * len *
+						  (len == 1 ? SINGLE_BYTE_BOOST : 1));
 	}
 	for (size_t i = 0; i < ntouched; i++)
 	{
@@ -595,21 +747,22 @@ gather_candidates(train_work *w, const gsst_table *current, size_t ntouched,
 		token_symbol(current, index % NTOKENS, &sym2, &len2);
 		if (len1 + len2 > GSST_MAX_SYMBOL_LEN)
 			continue;
-		nused = add_candidate(w, nused, sym1 | sym2 << (8 * len1), len1 + len2,
-							  count * (len1 + len2));
+		n = add_candidate(w, n, sym1 | sym2 << (8 * len1), len1 + len2,
+						  count * (len1 + len2));
 	}
-	/*
-	 * Move the candidates out and free their slots for the next round.
-	 * Those too rare to pay for their table bytes (select_table's test)
-	 * are dropped here, which leaves far fewer to rank.
-	 */
-	for (size_t i = 0; i < nused; i++)
-	{
-		candidate  *c = &w->slots[w->used_slots[i]];
 
-		w->ranked[nkept] = *c;
-		nkept += (double) c->gain * gain_scale >= 2.0 * c->len;
-		c->len = 0;
+	/*
+	 * Free the hash for the next round, and drop the candidates too rare
+	 * to pay for their table bytes (select_table's test): far fewer to
+	 * rank.
+	 */
+	for (size_t i = 0; i < n; i++)
+	{
+		candidate	c = w->candidates[i];
+
+		w->candidate_index[c.slot] = 0;
+		w->candidates[nkept] = c;
+		nkept += (double) c.gain * gain_scale >= 2.0 * c.len;
 	}
 	return nkept;
 }
@@ -624,13 +777,27 @@ mark_pairs(train_work *w, const gsst_table *t, int clear)
 				clear ? 0 : (uint8_t) (code + 1);
 }
 
+/* The end of the first separator at or after pos, or size. */
+static size_t
+after_separator(const train_work *w, size_t pos, size_t size, unsigned sep)
+{
+	const uint8_t *at;
+
+	if (pos == 0 || pos >= size)
+		return pos >= size ? size : 0;
+	at = memchr(w->sample + pos - 1, (int) sep, size - (pos - 1));
+	return at == NULL ? size : (size_t) (at - w->sample) + 1;
+}
+
 int
 gsst_train(gsst_table *table, const uint8_t *const *values, const size_t *lens,
 		   size_t n, void *work)
 {
 	train_work *w = work;
 	size_t		sample_bytes,
+				sample_size,
 				npieces;
+	unsigned	sep;
 	uint64_t	total_bytes;
 	gsst_table	current;
 	uint64_t	best_cost;
@@ -640,14 +807,15 @@ gsst_train(gsst_table *table, const uint8_t *const *values, const size_t *lens,
 		return GSST_ERR_ARG;
 
 	/*
-	 * The counters must start at zero.  The caller's memory may hold
-	 * anything (reused heap memory can even hold a finished training's
-	 * leftovers), so clear them here rather than trust it.
+	 * The counters and the hash must start at zero.  The caller's memory
+	 * may hold anything (reused heap memory can even hold a finished
+	 * training's leftovers), so clear them here rather than trust it.
 	 */
 	memset(w->pair_count, 0, sizeof(w->pair_count));
-	memset(w->slots, 0, sizeof(w->slots));
+	memset(w->candidate_index, 0, sizeof(w->candidate_index));
 	memset(w->pair_code_plus_one, 0, sizeof(w->pair_code_plus_one));
-	npieces = take_sample(w, values, lens, n, &sample_bytes, &total_bytes);
+	npieces = take_pieces(w, values, lens, n, &sample_bytes, &total_bytes);
+	sample_size = lay_out_sample(w, npieces, sample_bytes, &sep);
 
 	/* the empty table: every byte escaped */
 	gsst_table_build(&current, NULL, NULL, 0);
@@ -660,17 +828,18 @@ gsst_train(gsst_table *table, const uint8_t *const *values, const size_t *lens,
 	{
 		size_t		ntouched;
 		/* early generations look at a part of the sample: faster */
-		size_t		limit = generation >= 3 ? sample_bytes :
-			sample_bytes * (size_t) (generation + 1) / 4;
+		size_t		limit = generation >= FULL_FROM ? sample_size :
+			after_separator(w, sample_size * (size_t) (generation + 1) / (FULL_FROM + 1),
+							sample_size, sep);
 		uint64_t	code_bytes;
 		size_t		ncandidates;
 
 		gsst_encoder_init_for_training(&w->enc, &current);
 		mark_pairs(w, &current, 0);
-		code_bytes = count_sample(w, npieces, limit, generation < GENERATIONS, &ntouched);
+		code_bytes = count_sample(w, limit, sep, generation < GENERATIONS, &ntouched);
 
 		/* score the current table on the whole sample */
-		if (limit >= sample_bytes)
+		if (limit >= sample_size)
 		{
 			uint64_t	cost = (uint64_t) ((double) code_bytes * (double) total_bytes /
 										   (double) (sample_bytes ? sample_bytes : 1)) +
@@ -685,8 +854,8 @@ gsst_train(gsst_table *table, const uint8_t *const *values, const size_t *lens,
 		mark_pairs(w, &current, 1);		/* the work buffer stays zeroed */
 		if (generation == GENERATIONS)
 			break;
-		ncandidates = gather_candidates(w, &current, ntouched, generation < GENERATIONS - 1,
-										gain_scale);
+		ncandidates = gather_candidates(w, &current, ntouched, sep,
+										generation < GENERATIONS - 1, gain_scale);
 		select_table(w, &current, ncandidates, gain_scale);
 	}
 	return GSST_OK;
