@@ -296,14 +296,24 @@ decode_all_width(const gsst_tile *t, uint8_t *out, uint8_t *out_end, uint32_t wi
 #define AVX512_FN static __attribute__((target(AVX512_TARGET), noinline))
 #define AVX512_INLINE static inline __attribute__((target(AVX512_TARGET), always_inline))
 
+/* 1: the CPU has what the AVX-512 path needs, 0: not, -1: not asked yet */
+static int	avx512_cpu = -1;
+
 static int
 avx512_usable(void)
 {
-	return !gsst_decode_simd_disabled &&
-		__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-		__builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
-		__builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("bmi2") &&
-		__builtin_cpu_supports("popcnt");
+	int			cpu = __atomic_load_n(&avx512_cpu, __ATOMIC_RELAXED);
+
+	if (GSST_UNLIKELY(cpu < 0))
+	{
+		__builtin_cpu_init();
+		cpu = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+			__builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
+			__builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("bmi2") &&
+			__builtin_cpu_supports("popcnt");
+		__atomic_store_n(&avx512_cpu, cpu, __ATOMIC_RELAXED);
+	}
+	return cpu && !gsst_decode_simd_disabled;
 }
 
 typedef struct avx512_tables
@@ -383,13 +393,25 @@ avx512_decode16(const avx512_tables *v, __m128i codes, __m512i lens, uint8_t *o,
 	return o1 + _mm_popcnt_u64(m1);
 }
 
+/* avx512_decode16 for at most 8 codes (the others escapes): one gather */
+AVX512_INLINE uint8_t *
+avx512_decode8(const avx512_tables *v, __m128i codes, __m512i lens, uint8_t *o)
+{
+	__m512i		s0 = _mm512_i64gather_epi64(_mm512_cvtepu8_epi64(codes), v->symbol, 8);
+	__mmask64	m0 = _mm512_cmplt_epu8_mask(v->byte_in_word,
+											_mm512_permutexvar_epi8(v->expand[0], lens));
+
+	_mm512_storeu_si512(o, _mm512_maskz_compress_epi8(m0, s0));
+	return o + _mm_popcnt_u64(m0);
+}
+
 /*
  * A value of k codes to n bytes at dst, 16 codes a step; a step with an
  * escape or an unused code goes code by code.  Returns 0 when done.  Needs
  * dst[0, n + DECODE_ROOM) writable.
  */
 AVX512_INLINE int
-avx512_decode_value(const avx512_tables *v, const gsst_table *table, const uint8_t *in,
+avx512_decode_value(const avx512_tables *v, const uint8_t *in,
 					uint64_t k, uint8_t *dst, uint64_t n)
 {
 	const uint8_t *in_end = in + k;
@@ -401,29 +423,21 @@ avx512_decode_value(const avx512_tables *v, const gsst_table *table, const uint8
 	{
 		unsigned	take = in_end - in >= 16 ? 16 : (unsigned) (in_end - in);
 		__m128i		codes = avx512_load_codes(v, in, take);
+		unsigned	bad = avx512_codes_bad(v, codes, take);
 
-		if (GSST_UNLIKELY(avx512_codes_bad(v, codes, take)))
+		if (GSST_UNLIKELY(bad))
 		{
-			const uint8_t *step_end = in + take;
+			/* the codes before the first escape or unused code, then that one */
+			unsigned	good = _tzcnt_u32(bad);
+			unsigned	code = in[good];
 
-			while (in < step_end)
-			{
-				unsigned	code = *in++;
-
-				if (code == GSST_ESCAPE)
-				{
-					if (in == in_end)
-						return 1;
-					*o++ = *in++;
-				}
-				else if (table->len[code] == 0)
-					return 1;
-				else
-				{
-					store_u64(o, table->symbol[code]);
-					o += table->len[code];
-				}
-			}
+			o = avx512_decode16(v, codes, _mm512_maskz_mov_epi8(_bzhi_u64(~0ull, good),
+																avx512_lens(v, codes)),
+								o, limit, &over);
+			in += good + 1;
+			if (code != GSST_ESCAPE || in == in_end)
+				return 1;
+			*o++ = *in++;
 		}
 		else
 		{
@@ -454,7 +468,6 @@ avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 	uint64_t	i = 0;
 	uint32_t	comp = 0,
 				raw = 0;
-	const __m512i sixteen = _mm512_set1_epi32(16);
 	const __m512i one = _mm512_set1_epi32(1);
 
 	avx512_tables_init(&v, &t->table);
@@ -477,15 +490,21 @@ avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 			__m512i		k = _mm512_sub_epi32(c_next, c_prev);
 			__m512i		n = _mm512_sub_epi32(r_next, r_prev);
 			__mmask16	stored_raw = _mm512_mask_cmpeq_epi32_mask(_mm512_test_epi32_mask(n, n), k, n);
-			__mmask16	fits = _mm512_cmple_epu32_mask(rel_c, sixteen);
+			uint64_t	avail = t->code_bytes - comp;
+			__m128i		codes = avx512_load_codes(&v, d.codes + comp,
+												  avail < 16 ? (unsigned) avail : 16);
+			/* the window ends before the first escape or unused code */
+			unsigned	good = _tzcnt_u32(avx512_codes_bad(&v, codes, avail < 16 ? (unsigned) avail : 16) |
+										  0x10000u);
+			__mmask16	fits = _mm512_cmple_epu32_mask(rel_c, _mm512_set1_epi32((int) good));
 			unsigned	m = _tzcnt_u32((unsigned) (~fits | stored_raw) | 0x10000u);
 
 			if (GSST_LIKELY(m > 0))
 			{
 				uint32_t	ncodes = load_u32(comp_at + 4 * (i + m)) - comp;
 				uint32_t	nraw = load_u32(raw_at + 4 * (i + m)) - raw;
-				__m128i		codes = avx512_load_codes(&v, d.codes + comp, ncodes);
-				__m512i		lens = avx512_lens(&v, codes);
+				__m512i		lens = _mm512_maskz_mov_epi8(_bzhi_u64(~0ull, ncodes),
+														 avx512_lens(&v, codes));
 				__m512i		sum = _mm512_cvtepu8_epi32(_mm512_castsi512_si128(lens));
 				__m512i		zero = _mm512_setzero_si512();
 				__mmask16	in_window = (__mmask16) _bzhi_u32(0xFFFF, m);
@@ -502,7 +521,7 @@ avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 													_mm512_maskz_permutexvar_epi32(_mm512_test_epi32_mask(rel_c, rel_c),
 																				   _mm512_sub_epi32(rel_c, one), sum),
 													rel_r);
-				if (GSST_LIKELY(ends == in_window && !avx512_codes_bad(&v, codes, ncodes)))
+				if (GSST_LIKELY(ends == in_window))
 				{
 					uint8_t    *dst = out + raw;
 
@@ -522,7 +541,7 @@ avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 			int			rc;
 
 			if (room >= raw_len + DECODE_ROOM && k < raw_len && k > SHORT_CODES &&
-				avx512_decode_value(&v, &t->table, d.codes + comp, k, dst, raw_len) == 0)
+				avx512_decode_value(&v, d.codes + comp, k, dst, raw_len) == 0)
 				rc = GSST_OK;
 			else
 				rc = decode_value(&d, t, comp, comp_next, dst, raw_len, out_end,
@@ -537,19 +556,57 @@ avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 	return GSST_OK;
 }
 
-/* decode_one's value: its codes [comp, comp + k) to n bytes at out, with room */
-AVX512_FN int
-avx512_decode_one(const gsst_tile *t, uint64_t comp, uint64_t k, uint8_t *out, uint64_t n)
+/* gsst_tile_decode_one after its argument checks; i < nvalues */
+AVX512_FN int64_t
+avx512_tile_decode_one(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_cap)
 {
-	avx512_tables v;
+	uint32_t	width = t->offset_width;
+	uint64_t	comp = read_entry(t->comp_offsets, i, width);
+	uint64_t	comp_end = read_entry(t->comp_offsets, i + 1, width);
+	uint64_t	raw = read_entry(t->raw_offsets, i, width);
+	uint64_t	n = read_entry(t->raw_offsets, i + 1, width) - raw;
+	uint64_t	k = comp_end - comp;
+	int			rc;
 
-	avx512_tables_init(&v, &t->table);
-	if (k == n)
+	if (n > out_cap)
+		return GSST_ERR_SPACE;
+	if (GSST_LIKELY(out_cap - n >= DECODE_ROOM && k < n))
 	{
-		memcpy(out, t->codes + comp, n);
-		return 0;
+		avx512_tables v;
+
+		avx512_tables_init(&v, &t->table);
+		if (k <= 8)
+		{
+			/* most values of short-valued columns: a branch they predict */
+			__m128i		codes = avx512_load_codes(&v, t->codes + comp, (unsigned) k);
+			uint8_t    *end = avx512_decode8(&v, codes, avx512_lens(&v, codes), out);
+
+			if (GSST_LIKELY(!avx512_codes_bad(&v, codes, (unsigned) k) && end == out + n))
+				return (int64_t) n;
+		}
+		else if (k <= 16)
+		{
+			__m128i		codes = avx512_load_codes(&v, t->codes + comp, (unsigned) k);
+			uint64_t	over = avx512_codes_bad(&v, codes, (unsigned) k);
+			uint8_t    *end = avx512_decode16(&v, codes, avx512_lens(&v, codes), out, out + n,
+											  &over);
+
+			if (GSST_LIKELY(!over && end == out + n))
+				return (int64_t) n;
+		}
+		else if (avx512_decode_value(&v, t->codes + comp, k, out, n) == 0)
+			return (int64_t) n;
 	}
-	return avx512_decode_value(&v, &t->table, t->codes + comp, k, out, n);
+	if (out_cap - n >= DECODE_ROOM)
+	{
+		fast_decoder d;
+
+		fast_decoder_init(&d, t);
+		rc = decode_value(&d, t, comp, comp_end, out, n, out + out_cap, 1);
+	}
+	else
+		rc = decode_piece(t, k == n, comp, comp_end, out, n, out + out_cap);
+	return rc != GSST_OK ? rc : (int64_t) n;
 }
 #endif							/* x86-64 AVX-512 */
 
@@ -633,6 +690,10 @@ gsst_tile_decode_one(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_ca
 		return GSST_ERR_ARG;
 	if (i >= t->nvalues)
 		return GSST_ERR_OFFSET;
+#ifdef GSST_DECODE_AVX512
+	if (avx512_usable())
+		return avx512_tile_decode_one(t, i, out, out_cap);
+#endif
 	comp = read_entry(t->comp_offsets, i, t->offset_width);
 	comp_end = read_entry(t->comp_offsets, i + 1, t->offset_width);
 	raw = read_entry(t->raw_offsets, i, t->offset_width);
@@ -648,11 +709,6 @@ gsst_tile_decode_one(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_ca
 	{
 		fast_decoder d;
 
-#ifdef GSST_DECODE_AVX512
-		if (avx512_usable() &&
-			avx512_decode_one(t, comp, comp_end - comp, out, raw_end - raw) == 0)
-			return (int64_t) (raw_end - raw);
-#endif
 
 		fast_decoder_init(&d, t);
 		rc = decode_value(&d, t, comp, comp_end, out, raw_end - raw, out + out_cap, 1);
