@@ -10,6 +10,7 @@
  *        --split N --unit N        encoder configuration
  *        --sample N                training sample bytes
  *        --runs N                  timed runs (default 10, median reported)
+ *        --flags N                 GSST_GPU_FLAG_* kernel choices
  *        --variants                also time other split/unit sizes
  *        --tsv PATH                append the result row (header if new)
  *   gpu_bench baselines FILE BYTES [--runs N] [--tsv PATH] [--no-gsst]
@@ -370,10 +371,15 @@ check_batch(gsst_gpu *ctx, uint32_t split, const char *name, const batch *b)
 		cudaFree(d_idx);
 		cudaFree(d_offs);
 	}
-	/* hostile tiles: flipped bytes must give OK or CORRUPT, never a CUDA error */
+	/*
+	 * hostile tiles: flipped bytes must give OK or CORRUPT, never a CUDA
+	 * error, and the same verdict and bytes as the CPU codec
+	 */
 	if (tile_len > 200)
 	{
-		std::vector<uint8_t> bad(tile_len);
+		std::vector<uint8_t> bad(tile_len), cpu_out(d.raw + 16);
+		bool		cpu_ok;
+		uint64_t	cpu_raw;
 
 		for (int trial = 0; trial < 20; trial++)
 		{
@@ -381,6 +387,15 @@ check_batch(gsst_gpu *ctx, uint32_t split, const char *name, const batch *b)
 			for (int f = 0; f < 3; f++)
 				bad[rnd() % tile_len] ^= (uint8_t) (1 + rnd() % 255);
 			CK(cudaMemcpy(d_tile, bad.data(), tile_len, cudaMemcpyHostToDevice));
+			/* the CPU codec's verdict and output: the GPU must agree */
+			{
+				gsst_tile	bt;
+
+				cpu_ok = gsst_tile_open(&bt, bad.data(), tile_len) == GSST_OK &&
+					bt.raw_bytes <= d.raw + 16 &&
+					gsst_tile_decode_all(&bt, cpu_out.data(), d.raw + 16) == GSST_OK;
+				cpu_raw = cpu_ok ? bt.raw_bytes : 0;
+			}
 			for (int mode = 0; mode < 2; mode++)
 			{
 				rc = mode == 0 ? gsst_gpu_decode_device(ctx, d_tile, tile_len, d_out, d.raw + 16, &out_len)
@@ -390,6 +405,27 @@ check_batch(gsst_gpu *ctx, uint32_t split, const char *name, const batch *b)
 					fail(name, "hostile tile: %s: %s", gsst_gpu_strerror(rc), gsst_gpu_last_error(ctx));
 					trial = 1000;
 					break;
+				}
+				/*
+				 * decode_values reads only each value's own offsets and codes,
+				 * so it may accept a tile that is broken elsewhere (its split
+				 * table, say)
+				 */
+				if (mode == 1 && rc == GSST_GPU_OK && !cpu_ok)
+					continue;
+				if ((rc == GSST_GPU_OK) != cpu_ok)
+				{
+					fail(name, "hostile tile %d: %s says %s, the CPU codec %s (%s)", trial,
+						 mode ? "decode_values" : "decode", rc == GSST_GPU_OK ? "valid" : "invalid",
+						 cpu_ok ? "valid" : "invalid", gsst_gpu_last_error(ctx));
+					continue;
+				}
+				if (rc == GSST_GPU_OK && cpu_raw > 0)
+				{
+					CK(cudaMemcpy(out.data(), d_out, cpu_raw, cudaMemcpyDeviceToHost));
+					if (memcmp(out.data(), cpu_out.data(), cpu_raw) != 0)
+						fail(name, "hostile tile %d: %s output differs from the CPU codec's", trial,
+							 mode ? "decode_values" : "decode");
 				}
 			}
 		}
@@ -712,7 +748,8 @@ run_bench(int argc, char **argv)
 	uint64_t	bytes = strtoull(argv[3], NULL, 10);
 	uint32_t	split = GSST_GPU_DEFAULT_SPLIT_BYTES,
 				unit = GSST_GPU_DEFAULT_UNIT_BYTES,
-				sample = GSST_GPU_DEFAULT_SAMPLE_BYTES;
+				sample = GSST_GPU_DEFAULT_SAMPLE_BYTES,
+				flags = 0;
 	int			runs = 10;
 	bool		cpu_check = false,
 				variants = false;
@@ -738,6 +775,8 @@ run_bench(int argc, char **argv)
 			sample = (uint32_t) atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--runs") && i + 1 < argc)
 			runs = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--flags") && i + 1 < argc)
+			flags = (uint32_t) atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--tsv") && i + 1 < argc)
 			tsv = argv[++i];
 	}
@@ -755,7 +794,7 @@ run_bench(int argc, char **argv)
 	}
 	printf("# %s: %s, %llu values, %llu bytes (device %s, %d SMs)\n", name, file,
 		   (unsigned long long) b.n, (unsigned long long) d.raw, info.name, info.multiprocessors);
-	r = bench_config(name, &b, &d, split, unit, sample, runs, cpu_check, &ref);
+	r = bench_config(name, &b, &d, split, unit, sample, runs, cpu_check, &ref, flags);
 	if (tsv)
 	{
 		FILE	   *f = fopen(tsv, "a+");

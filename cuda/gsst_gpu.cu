@@ -183,8 +183,13 @@ k_selected_len(gg_decode_args a, uint64_t *lens)
 /* ---- warp-cooperative decoding ---- */
 
 #define WARP_SPLIT_THREADS 128
-#define SPLIT_STAGE_BYTES 2048	/* per warp; flushed at FLUSH_AT */
-#define SPLIT_FLUSH_AT 512
+#define SPLIT_STAGE_BYTES 2560	/* per warp */
+#define SPLIT_FLUSH_AT 1024		/* fill stays below this between steps, so a
+								 * narrow step (<= 256 bytes) or a raw piece
+								 * (<= 128) always fits; a wide step needs
+								 * its output to fit after a flush, else the
+								 * step goes narrow (symbols of ~5+ bytes) */
+#define WIDE_CODES 16			/* codes per lane in a wide step */
 #define VALUES_STAGE_BYTES 1024	/* per warp, for 32 values */
 #define FULL_MASK 0xffffffffu
 
@@ -192,6 +197,8 @@ k_selected_len(gg_decode_args a, uint64_t *lens)
  * A warp's output stage: bytes for global addresses base + i live in
  * stg[i]; base is 16-aligned, so flushing writes whole 16-byte chunks,
  * coalesced, except at the ends of [lo, hi), which are written bytewise.
+ * The split decoder keeps every stage byte at and after fill zero, so
+ * lanes can OR their bytes into chunks they share.
  */
 typedef struct warp_stage
 {
@@ -212,7 +219,11 @@ stage_init(warp_stage *o, uint8_t *stg, uintptr_t lo, uintptr_t hi)
 	o->fill = (uint32_t) (lo - o->base);
 }
 
-/* write out the full chunks (all of it when final); the caller synced */
+/*
+ * Write out the full chunks (all of it when final); the caller synced.  A
+ * non-final flush zeroes what it wrote and moves the partial last chunk to
+ * the front, keeping the stage zero at and after fill.
+ */
 __device__ __forceinline__ void
 stage_flush(warp_stage *o, unsigned lane, bool final)
 {
@@ -230,17 +241,21 @@ stage_flush(warp_stage *o, unsigned lane, bool final)
 			for (uint32_t b = 0; b < n; b++)
 				if (g + b >= o->lo && g + b < o->hi)
 					*(uint8_t *) (g + b) = o->stg[16 * k + b];
+		if (!final)
+			*(uint4 *) (o->stg + 16 * k) = make_uint4(0, 0, 0, 0);
 	}
 	if (!final)
 	{
 		uint32_t	rem = o->fill - 16 * full;
-		uint8_t		t;
 
 		__syncwarp();
-		t = lane < rem ? o->stg[16 * full + lane] : 0;
-		__syncwarp();
-		if (lane < rem)
-			o->stg[lane] = t;
+		if (lane == 0 && rem > 0 && full > 0)
+		{
+			uint4		t = *(const uint4 *) (o->stg + 16 * full);
+
+			*(uint4 *) (o->stg + 16 * full) = make_uint4(0, 0, 0, 0);
+			*(uint4 *) o->stg = t;
+		}
 		__syncwarp();
 		o->base += 16 * (uintptr_t) full;
 		o->fill = rem;
@@ -266,59 +281,152 @@ stage_copy_raw(warp_stage *o, const uint8_t *codes, uint64_t c, uint64_t n, unsi
 	}
 }
 
+/* OR a 16-byte chunk into the stage (a chunk other lanes also write) */
+__device__ __forceinline__ void
+stage_or_chunk(uint8_t *p, uint64_t a0, uint64_t a1)
+{
+	uint32_t	w[4] = {(uint32_t) a0, (uint32_t) (a0 >> 32), (uint32_t) a1,
+	(uint32_t) (a1 >> 32)};
+
+#pragma unroll
+	for (int i = 0; i < 4; i++)
+		if (w[i])
+			atomicOr((unsigned int *) (p + 4 * i), w[i]);
+}
+
 /*
- * Decode the code run [c, c_end) of consecutive encoded values into the
- * stage, 32 codes per step: each lane takes one code byte, escapes are
- * found with a ballot, output offsets come from a warp prefix sum, and each
- * lane drops its symbol into the stage.  Lanes 1..k-1 hold the starts of
- * the run's later values (vc0, vr0): each must fall on a code start and
- * where the output has exactly reached its raw offset.  Returns a
- * gsst_status (warp-uniform).
+ * Check the starts of values *vn .. vlast-1 that lie in this step's codes
+ * [cs, step_end): each must be where the output has reached exactly the
+ * value's raw offset, and (narrow steps) not an escaped literal.  Output
+ * offsets: base + e of the owning lane, plus, in a wide step, the owner's
+ * running sum in cum.  Value starts are sorted (the run scan checked).
  */
 __device__ __forceinline__ int
-warp_decode_run(const gg_decoder *dec, const uint8_t *codes, warp_stage *o, uint64_t c,
-				uint64_t c_end, uint64_t expect, uint64_t r, unsigned k, uint64_t vc0,
-				uint64_t vr0, unsigned lane)
+check_value_starts(const gg_decode_args *a, uint64_t *vn, uint64_t vlast, uint64_t cs,
+				   uint64_t step_end, uint64_t base, bool wide, uint32_t e, const uint4 *cum,
+				   uint32_t lit_mask, unsigned lane)
 {
+	while (*vn < vlast)
+	{
+		uint64_t	i = *vn + lane;
+		bool		inr = i < vlast;
+		uint64_t	vc = inr ? gg_read_entry(a->comp, i, a->width) : 0;
+		uint64_t	vr = inr ? gg_read_entry(a->raw, i, a->width) : 0;
+		bool		here = inr && vc < step_end;
+		uint32_t	m = __ballot_sync(FULL_MASK, here);
+		uint32_t	off = here && vc >= cs ? (uint32_t) (vc - cs) : 0;
+		uint32_t	owner = wide ? off / WIDE_CODES : off;
+		uint32_t	pos = __shfl_sync(FULL_MASK, e, owner);
+		bool		bad;
+
+		if (wide)
+		{
+			uint4		cw = cum[owner];
+			uint32_t	j = off % WIDE_CODES;
+			uint32_t	word = j < 4 ? cw.x : j < 8 ? cw.y : j < 12 ? cw.z : cw.w;
+
+			pos += (word >> (8 * (j & 3))) & 0xFF;
+		}
+		bad = here && (vc < cs || base + pos != vr || (!wide && ((lit_mask >> off) & 1)));
+		if (__any_sync(FULL_MASK, bad))
+			return GSST_ERR_LENGTH;
+		*vn += __popc(m);
+		if (m != FULL_MASK)
+			break;
+	}
+	return GSST_OK;
+}
+
+/* 16 code bytes from p (any alignment), bytes outside [lo, hi) zero */
+__device__ __forceinline__ void
+load_codes16(uintptr_t p, uintptr_t lo, uintptr_t hi, uint64_t *w0, uint64_t *w1)
+{
+	uintptr_t	base = p & ~(uintptr_t) 15;
+	unsigned	o = (unsigned) (p - base);
+	unsigned	sh = 8 * (o & 7);
+	uint64_t	x0,
+				x1,
+				x2,
+				x3,
+				a,
+				b,
+				c;
+
+	gg_load_chunk_guarded(base, lo, hi, &x0, &x1);
+	gg_load_chunk_guarded(base + 16, lo, hi, &x2, &x3);
+	a = o < 8 ? x0 : x1;
+	b = o < 8 ? x1 : x2;
+	c = o < 8 ? x2 : x3;
+	*w0 = (a >> sh) | ((b << 1) << (63 - sh));
+	*w1 = (b >> sh) | ((c << 1) << (63 - sh));
+}
+
+/*
+ * Decode the code run [c, c_end) of consecutive encoded values (the first
+ * one, value vn - 1, may have begun before c) to exactly expect bytes into
+ * the stage, and check the starts of values vn .. vlast-1 on the way.
+ *
+ * Wide steps (no escape among the next <= 512 codes): lane L decodes its
+ * own 16 codes through a 16-byte accumulator, writing whole chunks it owns
+ * plainly and chunks it shares with its neighbours by atomic OR; its place
+ * comes from a warp prefix sum of the lanes' output lengths.  Otherwise a
+ * narrow step of 32 codes, one per lane, with escapes resolved by a scan
+ * of the ballot.  Returns a gsst_status (warp-uniform).
+ */
+__device__ __forceinline__ int
+warp_decode_run(const gg_decoder *dec, const gg_decode_args *a, warp_stage *o, uint4 *cum,
+				uint64_t c, uint64_t c_end, uint64_t r, uint64_t expect, uint64_t vn,
+				uint64_t vlast, unsigned lane)
+{
+	const uint8_t *codes = a->codes;
+	uintptr_t	codes_lo = (uintptr_t) codes,
+				codes_hi = (uintptr_t) codes + a->code_bytes;
 	uint64_t	produced = 0;
 	uint32_t	carry = 0;		/* the next byte is an escaped literal */
+	int			rc;
 
 	while (c < c_end)
 	{
-		/*
-		 * Fast path: 128 codes, 4 per lane, when none is an escape (the
-		 * common case in text): the fixed cost of a step (ballots, prefix
-		 * sum, checks) is shared by 4 times as many codes.
-		 */
-		if (c_end - c >= 128 && !carry)
+		if (!carry)
 		{
-			const uint8_t *p = codes + c + 4 * lane;
-			uint32_t	b0 = __ldg(p),
-						b1 = __ldg(p + 1),
-						b2 = __ldg(p + 2),
-						b3 = __ldg(p + 3);
+			uint64_t	left = c_end - c;
+			uint32_t	n = left < 32 * WIDE_CODES ? (uint32_t) left : 32 * WIDE_CODES;
+			uint32_t	first = WIDE_CODES * lane;
+			uint32_t	kl = n > first ? (n - first < WIDE_CODES ? n - first : WIDE_CODES) : 0;
+			uint64_t	w0 = 0,
+						w1 = 0;
 
-			if (!__any_sync(FULL_MASK, (b0 == GSST_ESCAPE) | (b1 == GSST_ESCAPE) |
-							(b2 == GSST_ESCAPE) | (b3 == GSST_ESCAPE)))
+			if (kl > 0)
 			{
-				uint32_t	l0 = dec->len[b0],
-							l1 = dec->len[b1],
-							l2 = dec->len[b2],
-							l3 = dec->len[b3];
-				uint32_t	sum = l0 + l1 + l2 + l3;
-				uint32_t	incl = sum,
+				load_codes16(codes_lo + c + first, codes_lo, codes_hi, &w0, &w1);
+				w0 &= gg_low_mask(kl < 8 ? kl : 8);
+				w1 &= gg_low_mask(kl > 8 ? kl - 8 : 0);
+			}
+			/* any byte 0xFF (an escape) among the lane's codes; a bool for the vote */
+			if (!__any_sync(FULL_MASK, ((((~w0 - 0x0101010101010101ull) & w0) |
+										 ((~w1 - 0x0101010101010101ull) & w1)) &
+										0x8080808080808080ull) != 0))
+			{
+				uint32_t	cw[4] = {0, 0, 0, 0};
+				uint32_t	sum = 0,
+							incl,
 							total,
-							excl,
-							src,
-							owner,
-							packed,
-							ex_owner,
-							pk_owner,
-							part;
-				bool		check;
+							e;
+				bool		bad = false;
 
-				if (__any_sync(FULL_MASK, (l0 == 0) | (l1 == 0) | (l2 == 0) | (l3 == 0)))
+#pragma unroll
+				for (uint32_t j = 0; j < WIDE_CODES; j++)
+				{
+					uint32_t	code = (uint32_t) ((j < 8 ? w0 : w1) >> (8 * (j & 7))) & 0xFF;
+					uint32_t	l = j < kl ? dec->len[code] : 0;
+
+					bad |= j < kl && l == 0;
+					cw[j / 4] |= sum << (8 * (j & 3));
+					sum += l;
+				}
+				if (__any_sync(FULL_MASK, bad))
 					return GSST_ERR_BAD_CODE;
+				incl = sum;
 				for (uint32_t d = 1; d < 32; d <<= 1)
 				{
 					uint32_t	t = __shfl_up_sync(FULL_MASK, incl, d);
@@ -327,149 +435,258 @@ warp_decode_run(const gg_decoder *dec, const uint8_t *codes, warp_stage *o, uint
 						incl += t;
 				}
 				total = __shfl_sync(FULL_MASK, incl, 31);
-				excl = incl - sum;
+				e = incl - sum;
 				if (produced + total > expect)
 					return GSST_ERR_LENGTH;
-				/* value starts among these 128 codes: owner lane and its partial sum */
-				check = lane >= 1 && lane < k && vc0 >= c && vc0 < c + 128;
-				src = check ? (uint32_t) (vc0 - c) : 0;
-				owner = src >> 2;
-				packed = l0 | l1 << 4 | l2 << 8 | l3 << 12;
-				ex_owner = __shfl_sync(FULL_MASK, excl, owner);
-				pk_owner = __shfl_sync(FULL_MASK, packed, owner);
-				part = 0;
-				for (uint32_t i = 0; i < (src & 3); i++)
-					part += (pk_owner >> (4 * i)) & 15;
-				if (__any_sync(FULL_MASK, check && r + produced + ex_owner + part != vr0))
-					return GSST_ERR_LENGTH;
+				if (total > SPLIT_STAGE_BYTES - 16)
+					goto narrow;
+				if (o->fill + total > SPLIT_STAGE_BYTES)
+					stage_flush(o, lane, false);
+				cum[lane] = make_uint4(cw[0], cw[1], cw[2], cw[3]);
 				{
-					uint8_t    *q = o->stg + o->fill + excl;
-					uint64_t	sym;
+					uint32_t	pos = o->fill + e;
+					uint8_t    *chunk = o->stg + (pos & ~15u);
+					uint32_t	f = pos & 15;
+					bool		shared_head = f != 0;
+					uint64_t	a0 = 0,
+								a1 = 0;
 
-					sym = dec->symbol[b0];
-					for (uint32_t b = 0; b < l0; b++)
-						q[b] = (uint8_t) (sym >> (8 * b));
-					q += l0;
-					sym = dec->symbol[b1];
-					for (uint32_t b = 0; b < l1; b++)
-						q[b] = (uint8_t) (sym >> (8 * b));
-					q += l1;
-					sym = dec->symbol[b2];
-					for (uint32_t b = 0; b < l2; b++)
-						q[b] = (uint8_t) (sym >> (8 * b));
-					q += l2;
-					sym = dec->symbol[b3];
-					for (uint32_t b = 0; b < l3; b++)
-						q[b] = (uint8_t) (sym >> (8 * b));
+#pragma unroll
+					for (uint32_t j = 0; j < WIDE_CODES; j++)
+					{
+						if (j < kl)
+						{
+							uint32_t	code = (uint32_t) ((j < 8 ? w0 : w1) >> (8 * (j & 7))) & 0xFF;
+							uint32_t	l = dec->len[code];
+							uint64_t	sym = dec->symbol[code];
+							uint32_t	sh = 8 * (f & 7);
+							uint64_t	lo_part = sym << sh;
+							uint64_t	hi_part = (sym >> 1) >> (63 - sh);
+
+							if (f < 8)
+							{
+								a0 |= lo_part;
+								a1 |= hi_part;
+							}
+							else
+								a1 |= lo_part;
+							f += l;
+							if (f >= 16)
+							{
+								if (shared_head)
+									stage_or_chunk(chunk, a0, a1);
+								else
+									*(uint4 *) chunk = make_uint4((uint32_t) a0, (uint32_t) (a0 >> 32),
+																  (uint32_t) a1, (uint32_t) (a1 >> 32));
+								shared_head = false;
+								chunk += 16;
+								a0 = hi_part;	/* f >= 16 only if f was >= 8 */
+								a1 = 0;
+								f -= 16;
+							}
+						}
+					}
+					if (f > 0 && sum > 0)
+						stage_or_chunk(chunk, a0, a1);
 				}
+				__syncwarp();
+				rc = check_value_starts(a, &vn, vlast, c, c + n, r + produced, true, e, cum, 0,
+										lane);
+				if (rc != GSST_OK)
+					return rc;
 				o->fill += total;
 				produced += total;
-				c += 128;
+				c += n;
 				__syncwarp();
+				/* keep fill below FLUSH_AT between steps: narrow steps rely on it */
 				if (o->fill >= SPLIT_FLUSH_AT)
 					stage_flush(o, lane, false);
 				continue;
 			}
 		}
-		uint32_t	w = c_end - c < 32 ? (uint32_t) (c_end - c) : 32u;
-		bool		in = lane < w;
-		uint32_t	byte = in ? __ldg(codes + c + lane) : 0;
-		uint32_t	esc_mask = __ballot_sync(FULL_MASK, in && byte == GSST_ESCAPE);
-		uint32_t	lit_mask = 0;
-		uint32_t	len,
-					incl,
-					total,
-					excl,
-					src,
-					ex_src;
-		uint64_t	sym;
-		bool		is_lit,
-					is_esc,
-					check;
-
-		if (esc_mask | carry)
+narrow:
 		{
-			/* which bytes are literals: rare in text, so a plain scan */
-			uint32_t	lit = carry;
+			uint32_t	w = c_end - c < 32 ? (uint32_t) (c_end - c) : 32u;
+			bool		in = lane < w;
+			uint32_t	byte = in ? __ldg(codes + c + lane) : 0;
+			uint32_t	esc_mask = __ballot_sync(FULL_MASK, in && byte == GSST_ESCAPE);
+			uint32_t	lit_mask = 0;
+			uint32_t	len,
+						incl,
+						total,
+						excl;
+			uint64_t	sym;
+			bool		is_lit,
+						is_esc;
 
-			for (uint32_t i = 0; i < w; i++)
+			if (esc_mask | carry)
 			{
-				if (lit)
-				{
-					lit_mask |= 1u << i;
-					lit = 0;
-				}
-				else if ((esc_mask >> i) & 1)
-					lit = 1;
-			}
-			carry = lit;
-		}
-		is_lit = (lit_mask >> lane) & 1;
-		is_esc = ((esc_mask >> lane) & 1) && !is_lit;
-		if (!in || is_esc)
-		{
-			len = 0;
-			sym = 0;
-		}
-		else if (is_lit)
-		{
-			len = 1;
-			sym = byte;
-		}
-		else
-		{
-			len = dec->len[byte];
-			sym = dec->symbol[byte];
-		}
-		if (__ballot_sync(FULL_MASK, in && !is_lit && !is_esc && len == 0))
-			return GSST_ERR_BAD_CODE;
-		incl = len;
-		for (uint32_t d = 1; d < 32; d <<= 1)
-		{
-			uint32_t	t = __shfl_up_sync(FULL_MASK, incl, d);
+				/* which bytes are literals: a plain scan */
+				uint32_t	lit = carry;
 
-			if (lane >= d)
-				incl += t;
+				for (uint32_t i = 0; i < w; i++)
+				{
+					if (lit)
+					{
+						lit_mask |= 1u << i;
+						lit = 0;
+					}
+					else if ((esc_mask >> i) & 1)
+						lit = 1;
+				}
+				carry = lit;
+			}
+			is_lit = (lit_mask >> lane) & 1;
+			is_esc = ((esc_mask >> lane) & 1) && !is_lit;
+			if (!in || is_esc)
+			{
+				len = 0;
+				sym = 0;
+			}
+			else if (is_lit)
+			{
+				len = 1;
+				sym = byte;
+			}
+			else
+			{
+				len = dec->len[byte];
+				sym = dec->symbol[byte];
+			}
+			if (__ballot_sync(FULL_MASK, in && !is_lit && !is_esc && len == 0))
+				return GSST_ERR_BAD_CODE;
+			incl = len;
+			for (uint32_t d = 1; d < 32; d <<= 1)
+			{
+				uint32_t	t = __shfl_up_sync(FULL_MASK, incl, d);
+
+				if (lane >= d)
+					incl += t;
+			}
+			total = __shfl_sync(FULL_MASK, incl, 31);
+			excl = incl - len;
+			if (produced + total > expect)
+				return GSST_ERR_LENGTH;
+			rc = check_value_starts(a, &vn, vlast, c, c + w, r + produced, false, excl, cum,
+									lit_mask, lane);
+			if (rc != GSST_OK)
+				return rc;
+			for (uint32_t b = 0; b < len; b++)
+				o->stg[o->fill + excl + b] = (uint8_t) (sym >> (8 * b));
+			o->fill += total;
+			produced += total;
+			c += w;
+			__syncwarp();
+			if (o->fill >= SPLIT_FLUSH_AT)
+				stage_flush(o, lane, false);
 		}
-		total = __shfl_sync(FULL_MASK, incl, 31);
-		excl = incl - len;
-		if (produced + total > expect)
-			return GSST_ERR_LENGTH;
-		/* value starts inside this step */
-		check = lane >= 1 && lane < k && vc0 >= c && vc0 < c + w;
-		src = check ? (uint32_t) (vc0 - c) : 0;
-		ex_src = __shfl_sync(FULL_MASK, excl, src);
-		if (__ballot_sync(FULL_MASK, check && (((lit_mask >> src) & 1) ||
-											   r + produced + ex_src != vr0)))
-			return GSST_ERR_LENGTH;
-		for (uint32_t b = 0; b < len; b++)
-			o->stg[o->fill + excl + b] = (uint8_t) (sym >> (8 * b));
-		o->fill += total;
-		produced += total;
-		c += w;
-		__syncwarp();
-		if (o->fill >= SPLIT_FLUSH_AT)
-			stage_flush(o, lane, false);
 	}
 	if (carry)
 		return GSST_ERR_DANGLING_ESCAPE;
-	return produced == expect ? GSST_OK : GSST_ERR_LENGTH;
+	if (produced != expect)
+		return GSST_ERR_LENGTH;
+	/* values left start at the run's end: empty values */
+	while (vn < vlast)
+	{
+		uint64_t	i = vn + lane;
+		bool		inr = i < vlast;
+		bool		bad = inr && (gg_read_entry(a->comp, i, a->width) != c_end ||
+								  gg_read_entry(a->raw, i, a->width) != r + expect);
+
+		if (__any_sync(FULL_MASK, bad))
+			return GSST_ERR_LENGTH;
+		vn += 32;
+	}
+	return GSST_OK;
+}
+
+/*
+ * The 32 values from v on, one per lane: the value's offsets, its part
+ * inside the split, and masks of values that are malformed, stored raw,
+ * end the split, or lie beyond it.  Lane 0 is special when first: it holds
+ * the value the split is inside, which starts at (c, r).
+ */
+typedef struct warp_window
+{
+	uint64_t	ce,
+				re;
+	uint32_t	m_bad,
+				m_raw,
+				m_end,
+				m_stop;
+} warp_window;
+
+__device__ __forceinline__ void
+load_window(const gg_decode_args *a, uint64_t v, bool first, uint64_t c, uint64_t r,
+			uint64_t c1, uint64_t r1, unsigned lane, warp_window *w)
+{
+	uint32_t	W = a->width;
+	uint64_t	vv = v + lane;
+	uint64_t	vc0 = 0,
+				vr0 = 0,
+				vc1,
+				vr1,
+				cs,
+				rs;
+	bool		exists = vv < a->n;
+	bool		special = first && lane == 0;
+
+	if (vv <= a->n)
+	{
+		vc0 = gg_read_entry(a->comp, vv, W);
+		vr0 = gg_read_entry(a->raw, vv, W);
+	}
+	vc1 = __shfl_down_sync(FULL_MASK, vc0, 1);
+	vr1 = __shfl_down_sync(FULL_MASK, vr0, 1);
+	if (lane == 31 && vv + 1 <= a->n)
+	{
+		vc1 = gg_read_entry(a->comp, vv + 1, W);
+		vr1 = gg_read_entry(a->raw, vv + 1, W);
+	}
+	cs = special ? c : vc0;
+	rs = special ? r : vr0;
+	w->ce = vc1 < c1 ? vc1 : c1;
+	w->re = vr1 < r1 ? vr1 : r1;
+	w->m_bad = __ballot_sync(FULL_MASK, exists && (vc1 < vc0 || vr1 < vr0 ||
+												   vc1 - vc0 > vr1 - vr0 || cs > w->ce ||
+												   rs > w->re));
+	/* stored raw; empty values need no copy and do not break a run */
+	w->m_raw = __ballot_sync(FULL_MASK, exists && vc1 - vc0 == vr1 - vr0 && vr1 > vr0);
+	w->m_end = __ballot_sync(FULL_MASK, exists && (vc1 > c1 || vr1 > r1));
+	/* values the split loop would not reach (or that do not exist) */
+	w->m_stop = __ballot_sync(FULL_MASK, !special && !(exists && (vr0 < r1 || vc0 < c1)));
+}
+
+/*
+ * How many values of the window (from lane 0, or from lane 1 when the
+ * first is the split's current value) a run of encoded values takes: it
+ * stops before a malformed, raw or unreached value, and after the value
+ * that ends the split.
+ */
+__device__ __forceinline__ unsigned
+window_run(const warp_window *w, bool first)
+{
+	uint32_t	brk = (w->m_stop | w->m_raw | w->m_bad) & (first ? ~1u : ~0u);
+	unsigned	k = brk ? (unsigned) __ffs(brk) - 1 : 32u;
+
+	if (w->m_end && (unsigned) __ffs(w->m_end) < k)
+		k = (unsigned) __ffs(w->m_end);
+	return k;
 }
 
 /*
  * One warp decodes split s (same result and checks as gg_decode_split):
- * each round loads the offsets of the next 32 values, one per lane, and
- * either copies a stored-raw value or decodes the longest run of encoded
- * values as one code stream.
+ * a stored-raw value is copied; otherwise the longest run of encoded values
+ * (found 32 values at a time) is decoded as one code stream.
  */
 __device__ __forceinline__ void
 warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, uint8_t *stg,
-				  unsigned lane)
+				  uint4 *cum, unsigned lane)
 {
-	uint32_t	W = a->width;
 	uint64_t	v, c, r, v1, c1, r1;
 	warp_stage	o;
 	int			rc = GSST_OK;
+	bool		inside = false;	/* the split ends inside value v */
 
 	gg_read_split(a, s, &v, &c, &r);
 	gg_read_split(a, s + 1, &v1, &c1, &r1);
@@ -484,60 +701,28 @@ warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, ui
 	stage_init(&o, stg, (uintptr_t) a->out + r, (uintptr_t) a->out + r1);
 	while (r < r1 || c < c1)
 	{
-		uint64_t	vv = v + lane;
-		uint64_t	vc0 = 0,
-					vr0 = 0,
-					vc1,
-					vr1,
-					cs,
-					rs,
-					ce,
-					re;
-		bool		exists = vv < a->n;
-		uint32_t	m_stop,
-					m_end,
-					m_bad,
-					m_raw,
-					brk;
-		unsigned	k;
+		warp_window w;
+		unsigned	k,
+					total_k;
+		uint64_t	c_end,
+					r_end;
+		bool		ended;
 
 		if (v >= a->n)
 		{
 			rc = GSST_ERR_OFFSET;
 			break;
 		}
-		if (vv <= a->n)
-		{
-			vc0 = gg_read_entry(a->comp, vv, W);
-			vr0 = gg_read_entry(a->raw, vv, W);
-		}
-		vc1 = __shfl_down_sync(FULL_MASK, vc0, 1);
-		vr1 = __shfl_down_sync(FULL_MASK, vr0, 1);
-		if (lane == 31 && vv + 1 <= a->n)
-		{
-			vc1 = gg_read_entry(a->comp, vv + 1, W);
-			vr1 = gg_read_entry(a->raw, vv + 1, W);
-		}
-		cs = lane == 0 ? c : vc0;
-		rs = lane == 0 ? r : vr0;
-		ce = vc1 < c1 ? vc1 : c1;
-		re = vr1 < r1 ? vr1 : r1;
-		m_bad = __ballot_sync(FULL_MASK, exists && (vc1 < vc0 || vr1 < vr0 ||
-													vc1 - vc0 > vr1 - vr0 || cs > ce || rs > re));
-		/* stored raw; empty values need no copy and do not break a run */
-		m_raw = __ballot_sync(FULL_MASK, exists && vc1 - vc0 == vr1 - vr0 && vr1 > vr0);
-		m_end = __ballot_sync(FULL_MASK, exists && (vc1 > c1 || vr1 > r1));
-		/* values the split loop would not reach (or that do not exist) */
-		m_stop = __ballot_sync(FULL_MASK, lane > 0 && !(exists && (vr0 < r1 || vc0 < c1)));
-		if (m_bad & 1)
+		load_window(a, v, true, c, r, c1, r1, lane, &w);
+		if (w.m_bad & 1)
 		{
 			rc = GSST_ERR_OFFSET;
 			break;
 		}
-		if (m_raw & 1)
+		if (w.m_raw & 1)
 		{
-			uint64_t	ce0 = __shfl_sync(FULL_MASK, ce, 0);
-			uint64_t	re0 = __shfl_sync(FULL_MASK, re, 0);
+			uint64_t	ce0 = __shfl_sync(FULL_MASK, w.ce, 0);
+			uint64_t	re0 = __shfl_sync(FULL_MASK, w.re, 0);
 
 			if (ce0 - c != re0 - r)
 			{
@@ -545,29 +730,65 @@ warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, ui
 				break;
 			}
 			stage_copy_raw(&o, a->codes, c, ce0 - c, lane);
-			if (m_end & 1)
+			if (w.m_end & 1)
+			{
+				inside = true;
 				break;
-			c = __shfl_sync(FULL_MASK, vc1, 0);
-			r = __shfl_sync(FULL_MASK, vr1, 0);
+			}
+			c = ce0;
+			r = re0;
 			v++;
 			continue;
 		}
-		brk = (m_stop | m_raw | m_bad) & ~1u;
-		k = brk ? (unsigned) __ffs(brk) - 1 : 32u;
-		if (m_end && (unsigned) __ffs(m_end) < k)
-			k = (unsigned) __ffs(m_end);
+		k = window_run(&w, true);
+		c_end = __shfl_sync(FULL_MASK, w.ce, k - 1);
+		r_end = __shfl_sync(FULL_MASK, w.re, k - 1);
+		ended = (w.m_end >> (k - 1)) & 1;
+		total_k = k;
+		/* a whole window of encoded values: the run goes on */
+		while (k == 32 && !ended)
 		{
-			uint64_t	c_end = __shfl_sync(FULL_MASK, ce, k - 1);
-			uint64_t	r_end = __shfl_sync(FULL_MASK, re, k - 1);
-
-			rc = warp_decode_run(dec, a->codes, &o, c, c_end, r_end - r, r, k, vc0, vr0, lane);
-			if (rc != GSST_OK || ((m_end >> (k - 1)) & 1))
+			load_window(a, v + total_k, false, c, r, c1, r1, lane, &w);
+			k = window_run(&w, false);
+			if (k == 0)
 				break;
-			c = c_end;
-			r = r_end;
-			v += k;
+			c_end = __shfl_sync(FULL_MASK, w.ce, k - 1);
+			r_end = __shfl_sync(FULL_MASK, w.re, k - 1);
+			ended = (w.m_end >> (k - 1)) & 1;
+			total_k += k;
 		}
+		rc = warp_decode_run(dec, a, &o, cum, c, c_end, r, r_end - r, v + 1, v + total_k, lane);
+		if (rc != GSST_OK)
+			break;
+		if (ended)
+		{
+			v += total_k - 1;	/* the value the split ends inside */
+			inside = true;
+			break;
+		}
+		c = c_end;
+		r = r_end;
+		v += total_k;
 	}
+	/*
+	 * Values the loop did not reach (empty ones at the split's end) must
+	 * start and end there too, as gsst_tile_open checks: offsets v .. v1.
+	 */
+	if (rc == GSST_OK && (inside ? v != v1 : v > v1))
+		rc = GSST_ERR_OFFSET;
+	if (rc == GSST_OK && !inside)
+		for (uint64_t at = v; at <= v1; at += 32)
+		{
+			uint64_t	i = at + lane;
+			bool		bad = i <= v1 && (gg_read_entry(a->comp, i, a->width) != c1 ||
+										  gg_read_entry(a->raw, i, a->width) != r1);
+
+			if (__any_sync(FULL_MASK, bad))
+			{
+				rc = GSST_ERR_OFFSET;
+				break;
+			}
+		}
 	if (rc != GSST_OK)
 	{
 		if (lane == 0)
@@ -578,18 +799,23 @@ warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, ui
 	stage_flush(&o, lane, true);
 }
 
-__global__ void __launch_bounds__(WARP_SPLIT_THREADS)
+__global__ void __launch_bounds__(WARP_SPLIT_THREADS, 8)	/* 64 registers */
 k_decode_split_warp(gg_decode_args a, const gg_decoder *dec_global)
 {
 	__shared__ __align__(16) gg_decoder dec;
 	__shared__ __align__(16) uint8_t stage[WARP_SPLIT_THREADS / 32][SPLIT_STAGE_BYTES];
+	__shared__ uint4 cum[WARP_SPLIT_THREADS / 32][32];
 	unsigned	warp = threadIdx.x / 32;
+	unsigned	lane = threadIdx.x % 32;
 	uint64_t	s = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
 
 	load_shared(&dec, dec_global, sizeof(gg_decoder));
+	/* the stage starts zero: lanes OR their bytes into shared chunks */
+	for (unsigned i = lane; i < SPLIT_STAGE_BYTES / 16; i += 32)
+		*(uint4 *) (stage[warp] + 16 * i) = make_uint4(0, 0, 0, 0);
 	__syncthreads();
 	if (s < a.nsplits)
-		warp_decode_split(&dec, &a, s, stage[warp], threadIdx.x % 32);
+		warp_decode_split(&dec, &a, s, stage[warp], cum[warp], lane);
 }
 
 /*

@@ -1383,6 +1383,7 @@ gg_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s)
 	gg_in		in;
 	gg_out		o;
 	int			rc = GSST_OK;
+	int			inside = 0;
 
 	gg_read_split(a, s, &v, &c, &r);
 	gg_read_split(a, s + 1, &v1, &c1, &r1);
@@ -1444,11 +1445,24 @@ gg_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s)
 				break;
 		}
 		if (vc1 > c1 || vr1 > r1)
-			break;				/* the split ends inside this value */
+		{
+			inside = 1;			/* the split ends inside this value */
+			break;
+		}
 		c = vc1;
 		r = vr1;
 		v++;
 	}
+	/*
+	 * The next split starts in the value this one ends inside, or else
+	 * the values the loop did not reach (empty ones at the split's end)
+	 * start and end there too, as gsst_tile_open checks.
+	 */
+	if (rc == GSST_OK && (inside ? v != v1 : v > v1))
+		rc = GSST_ERR_OFFSET;
+	for (uint64_t i = v; rc == GSST_OK && !inside && i <= v1; i++)
+		if (gg_read_entry(a->comp, i, W) != c1 || gg_read_entry(a->raw, i, W) != r1)
+			rc = GSST_ERR_OFFSET;
 	if (rc != GSST_OK)
 	{
 		gg_set_error(a->err, rc, 1, s);
