@@ -478,8 +478,8 @@ avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 		uint32_t	raw_next = load_u32(raw_at + 4 * (i + 1));
 		uint64_t	room = (uint64_t) (out_end - (out + raw));
 
-		/* a window needs 16 more index entries and 128 bytes of output */
-		if (GSST_LIKELY(i + 16 <= nvalues && room >= 128))
+		/* a window needs 16 more index entries and 256 bytes of output */
+		if (GSST_LIKELY(i + 16 <= nvalues && room >= 256))
 		{
 			__m512i		c_prev = _mm512_loadu_si512(comp_at + 4 * i);
 			__m512i		c_next = _mm512_loadu_si512(comp_at + 4 * (i + 1));
@@ -491,11 +491,14 @@ avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 			__m512i		n = _mm512_sub_epi32(r_next, r_prev);
 			__mmask16	stored_raw = _mm512_mask_cmpeq_epi32_mask(_mm512_test_epi32_mask(n, n), k, n);
 			uint64_t	avail = t->code_bytes - comp;
-			__m128i		codes = avx512_load_codes(&v, d.codes + comp,
-												  avail < 16 ? (unsigned) avail : 16);
+			unsigned	take_lo = avail < 16 ? (unsigned) avail : 16;
+			unsigned	take_hi = avail < 32 ? (unsigned) avail - take_lo : 16;
+			__m128i		codes_lo = avx512_load_codes(&v, d.codes + comp, take_lo);
+			__m128i		codes_hi = avx512_load_codes(&v, d.codes + comp + take_lo, take_hi);
 			/* the window ends before the first escape or unused code */
-			unsigned	good = _tzcnt_u32(avx512_codes_bad(&v, codes, avail < 16 ? (unsigned) avail : 16) |
-										  0x10000u);
+			unsigned	good = (unsigned) _tzcnt_u64(avx512_codes_bad(&v, codes_lo, take_lo) |
+												 (uint64_t) avx512_codes_bad(&v, codes_hi, take_hi) << 16 |
+												 1ull << 32);
 			__mmask16	fits = _mm512_cmple_epu32_mask(rel_c, _mm512_set1_epi32((int) good));
 			unsigned	m = _tzcnt_u32((unsigned) (~fits | stored_raw) | 0x10000u);
 
@@ -503,29 +506,41 @@ avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 			{
 				uint32_t	ncodes = load_u32(comp_at + 4 * (i + m)) - comp;
 				uint32_t	nraw = load_u32(raw_at + 4 * (i + m)) - raw;
-				__m512i		lens = _mm512_maskz_mov_epi8(_bzhi_u64(~0ull, ncodes),
-														 avx512_lens(&v, codes));
-				__m512i		sum = _mm512_cvtepu8_epi32(_mm512_castsi512_si128(lens));
+				__m512i		lens_lo = _mm512_maskz_mov_epi8(_bzhi_u64(~0ull, ncodes),
+															avx512_lens(&v, codes_lo));
+				__m512i		lens_hi = _mm512_maskz_mov_epi8(_bzhi_u64(~0ull, ncodes > take_lo ? ncodes - take_lo : 0),
+															avx512_lens(&v, codes_hi));
+				__m512i		sum_lo = _mm512_cvtepu8_epi32(_mm512_castsi512_si128(lens_lo));
+				__m512i		sum_hi = _mm512_cvtepu8_epi32(_mm512_castsi512_si128(lens_hi));
 				__m512i		zero = _mm512_setzero_si512();
 				__mmask16	in_window = (__mmask16) _bzhi_u32(0xFFFF, m);
 				__mmask16	ends;
 				uint64_t	over = 0;
 
-				/* inclusive prefix sums of the 16 lengths */
-				sum = _mm512_add_epi32(sum, _mm512_alignr_epi32(sum, zero, 15));
-				sum = _mm512_add_epi32(sum, _mm512_alignr_epi32(sum, zero, 14));
-				sum = _mm512_add_epi32(sum, _mm512_alignr_epi32(sum, zero, 12));
-				sum = _mm512_add_epi32(sum, _mm512_alignr_epi32(sum, zero, 8));
+				/* inclusive prefix sums of the 32 lengths, in two halves */
+				sum_lo = _mm512_add_epi32(sum_lo, _mm512_alignr_epi32(sum_lo, zero, 15));
+				sum_hi = _mm512_add_epi32(sum_hi, _mm512_alignr_epi32(sum_hi, zero, 15));
+				sum_lo = _mm512_add_epi32(sum_lo, _mm512_alignr_epi32(sum_lo, zero, 14));
+				sum_hi = _mm512_add_epi32(sum_hi, _mm512_alignr_epi32(sum_hi, zero, 14));
+				sum_lo = _mm512_add_epi32(sum_lo, _mm512_alignr_epi32(sum_lo, zero, 12));
+				sum_hi = _mm512_add_epi32(sum_hi, _mm512_alignr_epi32(sum_hi, zero, 12));
+				sum_lo = _mm512_add_epi32(sum_lo, _mm512_alignr_epi32(sum_lo, zero, 8));
+				sum_hi = _mm512_add_epi32(sum_hi, _mm512_alignr_epi32(sum_hi, zero, 8));
+				sum_hi = _mm512_add_epi32(sum_hi, _mm512_permutexvar_epi32(_mm512_set1_epi32(15), sum_lo));
 				/* decoded bytes before comp[j + 1]: sum[rel_c - 1], 0 for rel_c 0 */
 				ends = _mm512_mask_cmpeq_epi32_mask(in_window,
-													_mm512_maskz_permutexvar_epi32(_mm512_test_epi32_mask(rel_c, rel_c),
-																				   _mm512_sub_epi32(rel_c, one), sum),
+													_mm512_maskz_permutex2var_epi32(_mm512_test_epi32_mask(rel_c, rel_c),
+																					sum_lo, _mm512_sub_epi32(rel_c, one),
+																					sum_hi),
 													rel_r);
 				if (GSST_LIKELY(ends == in_window))
 				{
 					uint8_t    *dst = out + raw;
+					uint8_t    *o;
 
-					avx512_decode16(&v, codes, lens, dst, dst + nraw, &over);
+					/* the lengths are checked: the halves end within nraw bytes */
+					o = avx512_decode16(&v, codes_lo, lens_lo, dst, dst + nraw, &over);
+					avx512_decode16(&v, codes_hi, lens_hi, o, dst + nraw, &over);
 					i += m;
 					comp += ncodes;
 					raw += nraw;
