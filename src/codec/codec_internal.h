@@ -20,6 +20,15 @@
 #define GSST_INLINE      static inline
 #endif
 
+/* A condition no predictor can learn: asks for a conditional move. */
+#if defined(__clang__)
+#define GSST_UNPREDICTABLE(x) __builtin_unpredictable(!!(x))
+#elif defined(__GNUC__) && __GNUC__ >= 9
+#define GSST_UNPREDICTABLE(x) __builtin_expect_with_probability(!!(x), 1, 0.5)
+#else
+#define GSST_UNPREDICTABLE(x) (x)
+#endif
+
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "gsst's fast paths assume a little-endian host"
 #endif

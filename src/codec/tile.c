@@ -231,11 +231,19 @@ put_value_serial(tile_writer *w, size_t i)
  * when the codes are not shorter) go to the tile in value order.  The
  * bytes are exactly those of put_value_serial.
  */
-#define LANES				4
-#define LANE_RAW			1024	/* raw bytes per lane and batch, about */
+#define LANES				4		/* 3 measured the same */
+#ifndef LANE_RAW
+#define LANE_RAW			1024
+#endif	/* raw bytes per lane and batch, about */
 #define LANE_VALUE_MAX		512		/* longer values go the serial way */
 #define LANE_MAX_VALUES		255
 #define LANE_OUT_BYTES		(2 * (LANE_RAW + LANE_VALUE_MAX) + 32)
+
+typedef struct lane_value
+{
+	const uint8_t *end;			/* of the value in the input */
+	uint8_t    *code_end;		/* of its codes in out, final once p passes end */
+} lane_value;
 
 typedef struct lane
 {
@@ -244,46 +252,53 @@ typedef struct lane
 	size_t		nonempty;
 	const uint8_t *in;			/* start of the first value */
 	size_t		raw;			/* raw bytes */
-	uint16_t	ends[LANE_MAX_VALUES + 1];	/* nonempty value ends, from in */
-	uint16_t	code_ends[LANE_MAX_VALUES + 1];	/* their code ends, from out */
+	lane_value	values[LANE_MAX_VALUES + 1];	/* the nonempty ones, a sentinel */
 	uint8_t		out[LANE_OUT_BYTES];
 } lane;
 
-typedef struct lane_state
-{
-	const uint8_t *p;
-	const uint8_t *end;			/* of the lane */
-	const uint8_t *value_end;
-	uint8_t    *o;
-	size_t		value;			/* index into ends */
-} lane_state;
-
-/* One greedy step of a lane; the lane must not be at its end. */
+/*
+ * One greedy step of a lane at p (before the lane's end), in value v; the
+ * codes go to o.  The length checks are folded into the compares: beyond
+ * the value's end the word is treated as all ones in high_bytes, so a long
+ * symbol that does not fit compares unequal through its mask.  Every
+ * select is a conditional move (no data-dependent branches).
+ */
 GSST_INLINE void
-lane_step(const gsst_encoder *enc, lane *ln, lane_state *st)
+lane_step(const gsst_encoder *enc, const uint8_t **pp, uint8_t **oo, lane_value **vv)
 {
-	const uint8_t *p = st->p;
-	uint8_t    *o = st->o;
+	const uint8_t *p = *pp;
+	uint8_t    *o = *oo;
+	lane_value *v = *vv;
+	const uint8_t *value_end = v->end;
 	uint64_t	word = load_u64(p);
-	uint32_t	rem = (uint32_t) (st->value_end - p);
-	long_probe	probe = probe_long_symbols(enc, word, rem);
-	uint32_t	entry = select_u32(rem >= 2, enc->short_code[word & 0xFFFF],
-								   enc->byte_entry[word & 0xFF]);
-	uint32_t	code;
+	size_t		rem = (size_t) (value_end - p);
+	uint64_t	high_bytes = rem < 8 ? ~(uint64_t) 0 << (8 * rem) : 0;
+	uint32_t	prefix = (uint32_t) word & 0xFFFFFFu;
+	/* twice the slot: indexes the {symbol, mask} words and long_entry bytes */
+	size_t		at0 = ((prefix * enc->long_mul[0]) >> 21) & ~1u;
+	size_t		at1 = ((prefix * enc->long_mul[1]) >> 21) & ~1u;
+	const uint64_t *slots = &enc->long_slot[0][0];
+	const uint8_t *entries = (const uint8_t *) enc->long_entry;
+	uint64_t	miss0 = ((word ^ slots[at0]) | high_bytes) & slots[at0 + 1];
+	uint64_t	miss1 = ((word ^ slots[at1]) | high_bytes) & slots[at1 + 1];
+	uint32_t	pair_entry = enc->short_code[word & 0xFFFF];
+	uint32_t	entry = enc->byte_entry[word & 0xFF];
+	uint16_t	long0,
+				long1;
 
-	entry = select_u32(probe.hit1, probe.entry1, entry);
-	entry = select_u32(probe.hit0, probe.entry0, entry);
-	code = entry & 0xFF;
-	o[0] = (uint8_t) code;
+	memcpy(&long0, entries + at0, 2);
+	memcpy(&long1, entries + at1, 2);
+	entry = GSST_UNPREDICTABLE(rem >= 2) ? pair_entry : entry;
+	entry = GSST_UNPREDICTABLE(miss1 == 0) ? long1 : entry;
+	entry = GSST_UNPREDICTABLE(miss0 == 0) ? long0 : entry;
+	o[0] = (uint8_t) entry;
 	o[1] = (uint8_t) word;
-	o += 1 + (code == GSST_ESCAPE);
+	o += 1 + (((entry & 0xFF) + 1) >> 8);	/* 2 bytes for an escape */
 	p += entry >> 8;
-	/* the code end of the current value, final once p reaches its end */
-	ln->code_ends[st->value] = (uint16_t) (o - ln->out);
-	st->value += (p == st->value_end);
-	st->value_end = ln->in + ln->ends[st->value];
-	st->p = p;
-	st->o = o;
+	v->code_end = o;
+	*vv = v + (p == value_end);
+	*pp = p;
+	*oo = o;
 }
 
 /*
@@ -295,11 +310,10 @@ static size_t
 put_values_in_lanes(tile_writer *w, size_t i, size_t n)
 {
 	lane		lanes[LANES];
-	lane_state	st[LANES];
-	lane_state	s0,
-				s1,
-				s2,
-				s3;
+	const uint8_t *p[LANES],
+			   *end[LANES];
+	uint8_t    *o[LANES];
+	lane_value *v[LANES];
 	size_t		nlanes = 0;
 	uint64_t	input_bytes = (uint64_t) (w->input_end - w->data);
 
@@ -321,82 +335,116 @@ put_values_in_lanes(tile_writer *w, size_t i, size_t n)
 			if (len > 0)
 			{
 				ln->raw += len;
-				ln->ends[ln->nonempty++] = (uint16_t) ln->raw;
+				ln->values[ln->nonempty++].end = ln->in + ln->raw;
 			}
 			ln->count++;
 			i++;
 		}
 		if (ln->count == 0)
 			break;
-		ln->ends[ln->nonempty] = (uint16_t) ln->raw;	/* read after the last step */
-		st[nlanes].p = ln->in;
-		st[nlanes].end = ln->in + ln->raw;
-		st[nlanes].value_end = ln->in + ln->ends[0];
-		st[nlanes].o = ln->out;
-		st[nlanes].value = 0;
+		ln->values[ln->nonempty].end = ln->in + ln->raw;	/* a sentinel */
+		p[nlanes] = ln->in;
+		end[nlanes] = ln->in + ln->raw;
+		o[nlanes] = ln->out;
+		v[nlanes] = ln->values;
 	}
 	if (nlanes == 0)
 		return i;
 	for (size_t k = nlanes; k < LANES; k++)
 	{
 		/* an idle lane: already at its end */
-		lanes[k].in = lanes[0].in;
-		st[k] = st[0];
-		st[k].end = st[k].p;
+		p[k] = end[k] = p[0];
+		o[k] = lanes[k].out;
+		v[k] = lanes[k].values;
 	}
 
 	/*
-	 * All lanes in step while every one has bytes left, then one by one.
-	 * The states are separate variables so that they live in registers.
+	 * A step advances 1..8 bytes, so all lanes can take rounds steps in
+	 * turn without a check of their ends; then the rest one by one.  The
+	 * lanes are separate variables so that they live in registers.
 	 */
-	s0 = st[0];
-	s1 = st[1];
-	s2 = st[2];
-	s3 = st[3];
-	while (s0.p < s0.end && s1.p < s1.end && s2.p < s2.end && s3.p < s3.end)
+	for (;;)
 	{
-		lane_step(w->enc, &lanes[0], &s0);
-		lane_step(w->enc, &lanes[1], &s1);
-		lane_step(w->enc, &lanes[2], &s2);
-		lane_step(w->enc, &lanes[3], &s3);
+		size_t		rounds = SIZE_MAX;
+		const uint8_t *p0 = p[0],
+				   *p1 = p[1],
+				   *p2 = p[2];
+		uint8_t    *o0 = o[0],
+				   *o1 = o[1],
+				   *o2 = o[2];
+		lane_value *v0 = v[0],
+				   *v1 = v[1],
+				   *v2 = v[2];
+#if LANES == 4
+		const uint8_t *p3 = p[3];
+		uint8_t    *o3 = o[3];
+		lane_value *v3 = v[3];
+#endif
+
+		for (int k = 0; k < LANES; k++)
+		{
+			size_t		room = (size_t) (end[k] - p[k]) / GSST_MAX_SYMBOL_LEN;
+
+			rounds = room < rounds ? room : rounds;
+		}
+		if (rounds < 2)
+			break;
+		for (size_t r = 0; r < rounds; r++)
+		{
+			lane_step(w->enc, &p0, &o0, &v0);
+			lane_step(w->enc, &p1, &o1, &v1);
+			lane_step(w->enc, &p2, &o2, &v2);
+#if LANES == 4
+			lane_step(w->enc, &p3, &o3, &v3);
+#endif
+		}
+		p[0] = p0;
+		p[1] = p1;
+		p[2] = p2;
+		o[0] = o0;
+		o[1] = o1;
+		o[2] = o2;
+		v[0] = v0;
+		v[1] = v1;
+		v[2] = v2;
+#if LANES == 4
+		p[3] = p3;
+		o[3] = o3;
+		v[3] = v3;
+#endif
 	}
-	while (s0.p < s0.end)
-		lane_step(w->enc, &lanes[0], &s0);
-	while (s1.p < s1.end)
-		lane_step(w->enc, &lanes[1], &s1);
-	while (s2.p < s2.end)
-		lane_step(w->enc, &lanes[2], &s2);
-	while (s3.p < s3.end)
-		lane_step(w->enc, &lanes[3], &s3);
+	for (size_t k = 0; k < LANES; k++)
+		while (p[k] < end[k])
+			lane_step(w->enc, &p[k], &o[k], &v[k]);
 
 	/* move the codes to the tile in value order */
 	for (size_t k = 0; k < nlanes; k++)
 	{
 		const lane *ln = &lanes[k];
 		size_t		nonempty = 0;
-		uint32_t	code_start = 0;
+		const uint8_t *code_start = ln->out;
 
 		for (size_t v = ln->first; v < ln->first + ln->count; v++)
 		{
 			uint64_t	raw_start = w->offsets[v] - w->offsets[0];
 			uint64_t	len = w->offsets[v + 1] - w->offsets[v];
-			uint32_t	code_end,
-						code_len;
+			const uint8_t *code_end;
+			size_t		code_len;
 
 			write_entry(w->out + w->l.comp_at, v, w->l.width, w->comp);
 			write_entry(w->out + w->l.raw_at, v, w->l.width, raw_start);
 			start_piece(w, v, raw_start, w->comp);
 			if (len == 0)
 				continue;
-			code_end = ln->code_ends[nonempty++];
-			code_len = code_end - code_start;
+			code_end = ln->values[nonempty++].code_end;
+			code_len = (size_t) (code_end - code_start);
 			/*
 			 * The slack lands inside the code area of later values or in
 			 * the tile's GSST_ENCODE_SLACK: comp + len <= raw_bytes.
 			 */
 			if (GSST_LIKELY(code_len < len))
 			{
-				copy_with_slack(w->codes + w->comp, ln->out + code_start, code_len);
+				copy_with_slack(w->codes + w->comp, code_start, code_len);
 				w->comp += code_len;
 			}
 			else
