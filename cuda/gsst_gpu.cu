@@ -295,6 +295,71 @@ stage_or_chunk(uint8_t *p, uint64_t a0, uint64_t a1)
 }
 
 /*
+ * A lane's 16-byte output accumulator over a zeroed stage: bytes are
+ * appended at any offset; a chunk that fills up is stored plainly when the
+ * lane owns all of it, else (its first chunk, when the lane starts inside
+ * it) OR-ed in.  stage_acc_end ORs in the last partial chunk.
+ */
+typedef struct stage_acc
+{
+	uint8_t    *chunk;
+	uint64_t	a0,
+				a1;
+	uint32_t	f;				/* bytes in the chunk, < 16 */
+	bool		shared_head;
+} stage_acc;
+
+__device__ __forceinline__ void
+stage_acc_init(stage_acc *acc, uint8_t *stg, uint32_t pos)
+{
+	acc->chunk = stg + (pos & ~15u);
+	acc->f = pos & 15;
+	acc->shared_head = acc->f != 0;
+	acc->a0 = 0;
+	acc->a1 = 0;
+}
+
+/* append l (1..8) bytes of sym, whose bytes above l are zero */
+__device__ __forceinline__ void
+stage_acc_put(stage_acc *acc, uint64_t sym, uint32_t l)
+{
+	uint32_t	f = acc->f;
+	uint32_t	sh = 8 * (f & 7);
+	uint64_t	lo_part = sym << sh;
+	uint64_t	hi_part = (sym >> 1) >> (63 - sh);
+
+	if (f < 8)
+	{
+		acc->a0 |= lo_part;
+		acc->a1 |= hi_part;
+	}
+	else
+		acc->a1 |= lo_part;
+	f += l;
+	if (f >= 16)
+	{
+		if (acc->shared_head)
+			stage_or_chunk(acc->chunk, acc->a0, acc->a1);
+		else
+			*(uint4 *) acc->chunk = make_uint4((uint32_t) acc->a0, (uint32_t) (acc->a0 >> 32),
+											   (uint32_t) acc->a1, (uint32_t) (acc->a1 >> 32));
+		acc->shared_head = false;
+		acc->chunk += 16;
+		acc->a0 = hi_part;		/* f >= 16 only if f was >= 8 */
+		acc->a1 = 0;
+		f -= 16;
+	}
+	acc->f = f;
+}
+
+__device__ __forceinline__ void
+stage_acc_end(stage_acc *acc)
+{
+	if (acc->f > 0 && (acc->a0 | acc->a1))
+		stage_or_chunk(acc->chunk, acc->a0, acc->a1);
+}
+
+/*
  * Check the starts of values *vn .. vlast-1 that lie in this step's codes
  * [cs, step_end): each must be where the output has reached exactly the
  * value's raw offset, and (narrow steps) not an escaped literal.  Output
@@ -444,50 +509,20 @@ warp_decode_run(const gg_decoder *dec, const gg_decode_args *a, warp_stage *o, u
 					stage_flush(o, lane, false);
 				cum[lane] = make_uint4(cw[0], cw[1], cw[2], cw[3]);
 				{
-					uint32_t	pos = o->fill + e;
-					uint8_t    *chunk = o->stg + (pos & ~15u);
-					uint32_t	f = pos & 15;
-					bool		shared_head = f != 0;
-					uint64_t	a0 = 0,
-								a1 = 0;
+					stage_acc	acc;
 
+					stage_acc_init(&acc, o->stg, o->fill + e);
 #pragma unroll
 					for (uint32_t j = 0; j < WIDE_CODES; j++)
 					{
 						if (j < kl)
 						{
 							uint32_t	code = (uint32_t) ((j < 8 ? w0 : w1) >> (8 * (j & 7))) & 0xFF;
-							uint32_t	l = dec->len[code];
-							uint64_t	sym = dec->symbol[code];
-							uint32_t	sh = 8 * (f & 7);
-							uint64_t	lo_part = sym << sh;
-							uint64_t	hi_part = (sym >> 1) >> (63 - sh);
 
-							if (f < 8)
-							{
-								a0 |= lo_part;
-								a1 |= hi_part;
-							}
-							else
-								a1 |= lo_part;
-							f += l;
-							if (f >= 16)
-							{
-								if (shared_head)
-									stage_or_chunk(chunk, a0, a1);
-								else
-									*(uint4 *) chunk = make_uint4((uint32_t) a0, (uint32_t) (a0 >> 32),
-																  (uint32_t) a1, (uint32_t) (a1 >> 32));
-								shared_head = false;
-								chunk += 16;
-								a0 = hi_part;	/* f >= 16 only if f was >= 8 */
-								a1 = 0;
-								f -= 16;
-							}
+							stage_acc_put(&acc, dec->symbol[code], dec->len[code]);
 						}
 					}
-					if (f > 0 && sum > 0)
-						stage_or_chunk(chunk, a0, a1);
+					stage_acc_end(&acc);
 				}
 				__syncwarp();
 				rc = check_value_starts(a, &vn, vlast, c, c + n, r + produced, true, e, cum, 0,
@@ -856,6 +891,10 @@ k_decode_value_staged(gg_decode_args a, const gg_decoder *dec_global, uint64_t c
 			gg_decode_value(&dec, &a, t);
 		return;
 	}
+	/* the stage starts zero: lanes OR their bytes into chunks they share */
+	for (uint32_t k = lane; k < (uint32_t) (head + (r_last - r_first) + 15) / 16; k += 32)
+		*(uint4 *) (stg + 16 * k) = make_uint4(0, 0, 0, 0);
+	__syncwarp();
 	if (t < count)
 	{
 		uint64_t	vc0 = gg_read_entry(a.comp, t, W),
@@ -869,21 +908,26 @@ k_decode_value_staged(gg_decode_args a, const gg_decoder *dec_global, uint64_t c
 			rc = GSST_ERR_OFFSET;
 		else if (vr1 > vr0)
 		{
-			uint8_t    *dst = stg + head + (vr0 - r_first);
+			stage_acc	acc;
 			gg_in		in;
 			uint64_t	c = vc0,
 						produced = 0,
 						nout = vr1 - vr0;
 
+			stage_acc_init(&acc, stg, (uint32_t) (head + (vr0 - r_first)));
 			in.lo = (uintptr_t) a.codes;
 			in.hi = (uintptr_t) a.codes + a.code_bytes;
 			gg_in_seek(&in, in.lo + vc0);
 			if (vc1 - vc0 == nout)
 			{
-				for (; c < vc1; c++)
+				/* stored raw: 8 bytes at a time */
+				while (c < vc1)
 				{
-					dst[c - vc0] = (uint8_t) gg_in_peek(&in, in.lo + c);
-					gg_in_advance(&in, in.lo + c + 1);
+					unsigned	k = vc1 - c < 8 ? (unsigned) (vc1 - c) : 8u;
+
+					stage_acc_put(&acc, gg_in_peek(&in, in.lo + c) & gg_low_mask(k), k);
+					c += k;
+					gg_in_advance(&in, in.lo + c);
 				}
 			}
 			else
@@ -922,14 +966,15 @@ k_decode_value_staged(gg_decode_args a, const gg_decoder *dec_global, uint64_t c
 						rc = GSST_ERR_LENGTH;
 						break;
 					}
-					for (unsigned b = 0; b < len; b++)
-						dst[produced + b] = (uint8_t) (sym >> (8 * b));
+					stage_acc_put(&acc, sym, len);
 					produced += len;
 					c += adv;
 					gg_in_advance(&in, in.lo + c);
 				}
 			if (rc == GSST_OK && vc1 - vc0 != nout && produced != nout)
 				rc = GSST_ERR_LENGTH;
+			if (rc == GSST_OK)
+				stage_acc_end(&acc);
 		}
 		if (rc != GSST_OK)
 			gg_set_error(a.err, rc, 2, t);
