@@ -232,9 +232,7 @@ put_value_serial(tile_writer *w, size_t i)
  * bytes are exactly those of put_value_serial.
  */
 #define LANES				4		/* 3 measured the same */
-#ifndef LANE_RAW
-#define LANE_RAW			1024
-#endif	/* raw bytes per lane and batch, about */
+#define LANE_RAW			1024	/* raw bytes per lane and batch, about */
 #define LANE_VALUE_MAX		512		/* longer values go the serial way */
 #define LANE_MAX_VALUES		255
 #define LANE_OUT_BYTES		(2 * (LANE_RAW + LANE_VALUE_MAX) + 32)

@@ -258,21 +258,27 @@ match_step(const train_work *w, const uint8_t *p, uint32_t *record)
 	uint64_t	word = load_u64(p);
 	uint32_t	first = (uint32_t) word & 0xFF;
 	uint32_t	prefix = (uint32_t) word & 0xFFFFFF;
-	uint32_t	slot0 = (prefix * enc->long_mul[0]) >> 22;
-	uint32_t	slot1 = (prefix * enc->long_mul[1]) >> 22;
+	/* twice the slot: indexes the {symbol, mask} words and long_entry bytes */
+	size_t		at0 = ((prefix * enc->long_mul[0]) >> 21) & ~1u;
+	size_t		at1 = ((prefix * enc->long_mul[1]) >> 21) & ~1u;
+	const uint64_t *slots = &enc->long_slot[0][0];
+	const uint8_t *entries = (const uint8_t *) enc->long_entry;
 	uint32_t	pair = w->pair_code_plus_one[word & 0xFFFF];
-	uint32_t	entry = pair != 0 ? (pair - 1) | 2u << 8 : enc->byte_entry[first];
+	uint32_t	entry = enc->byte_entry[first];
+	uint16_t	long0,
+				long1;
 	uint32_t	code,
 				advance;
 
+	memcpy(&long0, entries + at0, 2);
+	memcpy(&long1, entries + at1, 2);
 	/* no length checks: no symbol reaches past a separator */
-	entry = ((word ^ enc->long_slot[slot1][0]) & enc->long_slot[slot1][1]) == 0 ?
-		enc->long_entry[slot1] : entry;
-	entry = ((word ^ enc->long_slot[slot0][0]) & enc->long_slot[slot0][1]) == 0 ?
-		enc->long_entry[slot0] : entry;
+	entry = GSST_UNPREDICTABLE(pair != 0) ? (pair - 1) | 2u << 8 : entry;
+	entry = GSST_UNPREDICTABLE(((word ^ slots[at1]) & slots[at1 + 1]) == 0) ? long1 : entry;
+	entry = GSST_UNPREDICTABLE(((word ^ slots[at0]) & slots[at0 + 1]) == 0) ? long0 : entry;
 	code = entry & 0xFF;
 	advance = entry >> 8;
-	*record = (code == GSST_ESCAPE ? ESCAPE_TOKEN(first) : code) |
+	*record = (GSST_UNPREDICTABLE(code == GSST_ESCAPE) ? ESCAPE_TOKEN(first) : code) |
 		first << 9 | (uint32_t) (advance > 1) << 17;
 	return p + advance;
 }
