@@ -281,102 +281,76 @@ stage_copy_raw(warp_stage *o, const uint8_t *codes, uint64_t c, uint64_t n, unsi
 	}
 }
 
-/* OR a 16-byte chunk into the stage (a chunk other lanes also write) */
-__device__ __forceinline__ void
-stage_or_chunk(uint8_t *p, uint64_t a0, uint64_t a1)
-{
-	uint32_t	w[4] = {(uint32_t) a0, (uint32_t) (a0 >> 32), (uint32_t) a1,
-	(uint32_t) (a1 >> 32)};
-
-#pragma unroll
-	for (int i = 0; i < 4; i++)
-		if (w[i])
-			atomicOr((unsigned int *) (p + 4 * i), w[i]);
-}
-
 /*
- * A lane's 16-byte output accumulator over a zeroed stage: bytes are
- * appended at any offset; a chunk that fills up is stored plainly when the
- * lane owns all of it, else (its first chunk, when the lane starts inside
- * it) OR-ed in.  stage_acc_end ORs in the last partial chunk.
+ * A lane's 8-byte output accumulator over a zeroed stage: bytes are
+ * appended at any offset; a word that fills up is stored plainly when the
+ * lane owns all of it, else (its first word, when the lane starts inside
+ * it) OR-ed in.  stage_acc8_end ORs in the last partial word.
  */
-typedef struct stage_acc
+typedef struct stage_acc8
 {
-	uint8_t    *chunk;
-	uint64_t	a0,
-				a1;
-	uint32_t	f;				/* bytes in the chunk, < 16 */
+	unsigned long long *word;
+	uint64_t	u;
+	uint32_t	g;				/* bytes in u, < 8 */
 	bool		shared_head;
-} stage_acc;
+} stage_acc8;
 
 __device__ __forceinline__ void
-stage_acc_init(stage_acc *acc, uint8_t *stg, uint32_t pos)
+stage_acc8_init(stage_acc8 *acc, uint8_t *stg, uint32_t pos)
 {
-	acc->chunk = stg + (pos & ~15u);
-	acc->f = pos & 15;
-	acc->shared_head = acc->f != 0;
-	acc->a0 = 0;
-	acc->a1 = 0;
+	acc->word = (unsigned long long *) (stg + (pos & ~7u));
+	acc->g = pos & 7;
+	acc->shared_head = acc->g != 0;
+	acc->u = 0;
 }
 
-/* append l (1..8) bytes of sym, whose bytes above l are zero */
 __device__ __forceinline__ void
-stage_acc_put(stage_acc *acc, uint64_t sym, uint32_t l)
+stage_acc8_put(stage_acc8 *acc, uint64_t sym, uint32_t l)
 {
-	uint32_t	f = acc->f;
-	uint32_t	sh = 8 * (f & 7);
-	uint64_t	lo_part = sym << sh;
-	uint64_t	hi_part = (sym >> 1) >> (63 - sh);
+	uint32_t	sh = 8 * acc->g;
+	uint64_t	carry = (sym >> 1) >> (63 - sh);
 
-	if (f < 8)
-	{
-		acc->a0 |= lo_part;
-		acc->a1 |= hi_part;
-	}
-	else
-		acc->a1 |= lo_part;
-	f += l;
-	if (f >= 16)
+	acc->u |= sym << sh;
+	acc->g += l;
+	if (acc->g >= 8)
 	{
 		if (acc->shared_head)
-			stage_or_chunk(acc->chunk, acc->a0, acc->a1);
+			atomicOr(acc->word, (unsigned long long) acc->u);
 		else
-			*(uint4 *) acc->chunk = make_uint4((uint32_t) acc->a0, (uint32_t) (acc->a0 >> 32),
-											   (uint32_t) acc->a1, (uint32_t) (acc->a1 >> 32));
+			*acc->word = acc->u;
 		acc->shared_head = false;
-		acc->chunk += 16;
-		acc->a0 = hi_part;		/* f >= 16 only if f was >= 8 */
-		acc->a1 = 0;
-		f -= 16;
+		acc->word++;
+		acc->u = carry;
+		acc->g -= 8;
 	}
-	acc->f = f;
 }
 
 __device__ __forceinline__ void
-stage_acc_end(stage_acc *acc)
+stage_acc8_end(stage_acc8 *acc)
 {
-	if (acc->f > 0 && (acc->a0 | acc->a1))
-		stage_or_chunk(acc->chunk, acc->a0, acc->a1);
+	if (acc->g > 0 && acc->u)
+		atomicOr(acc->word, (unsigned long long) acc->u);
 }
 
 /*
  * Check the starts of values *vn .. vlast-1 that lie in this step's codes
  * [cs, step_end): each must be where the output has reached exactly the
- * value's raw offset, and (narrow steps) not an escaped literal.  Output
+ * value's raw offset, and (narrow steps) not an escaped literal.  The
+ * first 32 offsets (pre_vc, pre_vr) were loaded by the caller.  Output
  * offsets: base + e of the owning lane, plus, in a wide step, the owner's
  * running sum in cum.  Value starts are sorted (the run scan checked).
  */
 __device__ __forceinline__ int
 check_value_starts(const gg_decode_args *a, uint64_t *vn, uint64_t vlast, uint64_t cs,
 				   uint64_t step_end, uint64_t base, bool wide, uint32_t e, const uint4 *cum,
-				   uint32_t lit_mask, unsigned lane)
+				   uint32_t lit_mask, uint64_t pre_vc, uint64_t pre_vr, unsigned lane)
 {
-	while (*vn < vlast)
+	for (bool first = true; *vn < vlast; first = false)
 	{
 		uint64_t	i = *vn + lane;
 		bool		inr = i < vlast;
-		uint64_t	vc = inr ? gg_read_entry(a->comp, i, a->width) : 0;
-		uint64_t	vr = inr ? gg_read_entry(a->raw, i, a->width) : 0;
+		uint64_t	vc = first ? pre_vc : inr ? gg_read_entry(a->comp, i, a->width) : 0;
+		uint64_t	vr = first ? pre_vr : inr ? gg_read_entry(a->raw, i, a->width) : 0;
 		bool		here = inr && vc < step_end;
 		uint32_t	m = __ballot_sync(FULL_MASK, here);
 		uint32_t	off = here && vc >= cs ? (uint32_t) (vc - cs) : 0;
@@ -452,6 +426,15 @@ warp_decode_run(const gg_decoder *dec, const gg_decode_args *a, warp_stage *o, u
 
 	while (c < c_end)
 	{
+		/* the first value starts to check, loaded early: the step hides the latency */
+		uint64_t	pre_vc = 0,
+					pre_vr = 0;
+
+		if (vn + lane < vlast)
+		{
+			pre_vc = gg_read_entry(a->comp, vn + lane, a->width);
+			pre_vr = gg_read_entry(a->raw, vn + lane, a->width);
+		}
 		if (!carry)
 		{
 			uint64_t	left = c_end - c;
@@ -509,24 +492,28 @@ warp_decode_run(const gg_decoder *dec, const gg_decode_args *a, warp_stage *o, u
 					stage_flush(o, lane, false);
 				cum[lane] = make_uint4(cw[0], cw[1], cw[2], cw[3]);
 				{
-					stage_acc	acc;
+					stage_acc8	acc;
 
-					stage_acc_init(&acc, o->stg, o->fill + e);
+					stage_acc8_init(&acc, o->stg, o->fill + e);
 #pragma unroll
 					for (uint32_t j = 0; j < WIDE_CODES; j++)
 					{
 						if (j < kl)
 						{
 							uint32_t	code = (uint32_t) ((j < 8 ? w0 : w1) >> (8 * (j & 7))) & 0xFF;
+							/* the length from the running sums: no second table load */
+							uint32_t	next = j + 1 == kl ? sum :
+								(cw[(j + 1) / 4] >> (8 * ((j + 1) & 3))) & 0xFF;
+							uint32_t	l = next - ((cw[j / 4] >> (8 * (j & 3))) & 0xFF);
 
-							stage_acc_put(&acc, dec->symbol[code], dec->len[code]);
+							stage_acc8_put(&acc, dec->symbol[code], l);
 						}
 					}
-					stage_acc_end(&acc);
+					stage_acc8_end(&acc);
 				}
 				__syncwarp();
 				rc = check_value_starts(a, &vn, vlast, c, c + n, r + produced, true, e, cum, 0,
-										lane);
+										pre_vc, pre_vr, lane);
 				if (rc != GSST_OK)
 					return rc;
 				o->fill += total;
@@ -603,7 +590,7 @@ narrow:
 			if (produced + total > expect)
 				return GSST_ERR_LENGTH;
 			rc = check_value_starts(a, &vn, vlast, c, c + w, r + produced, false, excl, cum,
-									lit_mask, lane);
+									lit_mask, pre_vc, pre_vr, lane);
 			if (rc != GSST_OK)
 				return rc;
 			for (uint32_t b = 0; b < len; b++)
@@ -908,13 +895,13 @@ k_decode_value_staged(gg_decode_args a, const gg_decoder *dec_global, uint64_t c
 			rc = GSST_ERR_OFFSET;
 		else if (vr1 > vr0)
 		{
-			stage_acc	acc;
+			stage_acc8	acc;
 			gg_in		in;
 			uint64_t	c = vc0,
 						produced = 0,
 						nout = vr1 - vr0;
 
-			stage_acc_init(&acc, stg, (uint32_t) (head + (vr0 - r_first)));
+			stage_acc8_init(&acc, stg, (uint32_t) (head + (vr0 - r_first)));
 			in.lo = (uintptr_t) a.codes;
 			in.hi = (uintptr_t) a.codes + a.code_bytes;
 			gg_in_seek(&in, in.lo + vc0);
@@ -925,7 +912,7 @@ k_decode_value_staged(gg_decode_args a, const gg_decoder *dec_global, uint64_t c
 				{
 					unsigned	k = vc1 - c < 8 ? (unsigned) (vc1 - c) : 8u;
 
-					stage_acc_put(&acc, gg_in_peek(&in, in.lo + c) & gg_low_mask(k), k);
+					stage_acc8_put(&acc, gg_in_peek(&in, in.lo + c) & gg_low_mask(k), k);
 					c += k;
 					gg_in_advance(&in, in.lo + c);
 				}
@@ -966,7 +953,7 @@ k_decode_value_staged(gg_decode_args a, const gg_decoder *dec_global, uint64_t c
 						rc = GSST_ERR_LENGTH;
 						break;
 					}
-					stage_acc_put(&acc, sym, len);
+					stage_acc8_put(&acc, sym, len);
 					produced += len;
 					c += adv;
 					gg_in_advance(&in, in.lo + c);
@@ -974,7 +961,7 @@ k_decode_value_staged(gg_decode_args a, const gg_decoder *dec_global, uint64_t c
 			if (rc == GSST_OK && vc1 - vc0 != nout && produced != nout)
 				rc = GSST_ERR_LENGTH;
 			if (rc == GSST_OK)
-				stage_acc_end(&acc);
+				stage_acc8_end(&acc);
 		}
 		if (rc != GSST_OK)
 			gg_set_error(a.err, rc, 2, t);
@@ -1732,8 +1719,7 @@ gsst_gpu_decode_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len, void 
 	else if (a.nsplits > 0)
 	{
 		k_decode_split_warp<<<blocks_for(a.nsplits * 32, WARP_SPLIT_THREADS), WARP_SPLIT_THREADS,
-			0, ctx->stream>>>(a, ctx->d_dec);
-		CU_LAUNCH("decode kernel");
+			0, ctx->stream>>>(a, ctx->d_dec);		CU_LAUNCH("decode kernel");
 	}
 	rc = finish_decode(ctx);
 	ctx->stats.extra_device_bytes = ctx->fixed_bytes;
