@@ -11,7 +11,8 @@
 # short table last.  Then the GPU baselines (bench/baselines: our LZSS, and
 # nvCOMP when gpu_bench was built with it) next to gsst on l_comment, with a
 # TSV that has a codec column.  With a third argument "baselines" only that
-# step runs (DATA_DIR then needs only l_comment).
+# step runs (DATA_DIR then needs only l_comment); SKIP_BASELINES=1 leaves
+# them out of the whole session, SKIP_SANITIZER=1 the compute-sanitizer runs.
 set -u -o pipefail
 DATA=${1:-.gpudata/dbtext}
 BYTES=${2:-2147483648}
@@ -72,14 +73,23 @@ if [ -n "$NCU" ]; then
 fi
 cuobjdump -sass cuda/build/gsst_gpu.o 2>/dev/null | awk '/Function : .*k_encode|Function : .*k_decode_split_warp/{p=1} /Function : .*(k_resolve|k_sample|k_meta|k_unit|k_splits|k_prefix|k_compact|k_decode_value|k_selected|cub)/{p=0} p' | head -20000 > "$OUT/sass.txt"
 
-echo "== compute-sanitizer (memcheck), small check"
-mkdir -p /tmp/gsst_small && for f in l_comment uuid; do ln -sf "$(realpath "$DATA/$f")" /tmp/gsst_small/$f; done
-timeout 120 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 \
-	"$BENCH" check /tmp/gsst_small 1 quick > "$OUT/sanitizer.log" 2>&1
-echo "compute-sanitizer exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/sanitizer.log") clean summaries)"
-grep -m5 -E 'Invalid|ERROR SUMMARY|FAIL' "$OUT/sanitizer.log"
+sanitizers() {
+	echo "== compute-sanitizer: memcheck over every file at 1 MB; racecheck and synccheck on a small check"
+	timeout 240 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 \
+		"$BENCH" check "$DATA" 1 quick > "$OUT/sanitizer.log" 2>&1
+	echo "memcheck exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/sanitizer.log") clean summaries)"
+	grep -m5 -E 'Invalid|ERROR SUMMARY|FAIL|^checks:' "$OUT/sanitizer.log"
+	mkdir -p /tmp/gsst_small && for f in l_comment uuid chinese; do ln -sf "$(realpath "$DATA/$f")" /tmp/gsst_small/$f; done
+	for tool in racecheck synccheck; do
+		timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 \
+			"$BENCH" check /tmp/gsst_small 1 quick > "$OUT/sanitizer-$tool.log" 2>&1
+		echo "$tool exit $?"
+		grep -m5 -E 'ERROR SUMMARY|hazard|FAIL|^checks:' "$OUT/sanitizer-$tool.log"
+	done
+}
+[ -n "${SKIP_SANITIZER:-}" ] || sanitizers
 
 echo "== summary (checks exit $CHECK_RC)"
 grep -E '^checks:' "$OUT/check.log"
 column -t -s $'\t' "$TSV" 2>/dev/null || cat "$TSV"
-baselines
+[ -n "${SKIP_BASELINES:-}" ] || baselines
