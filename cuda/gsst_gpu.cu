@@ -287,6 +287,19 @@ stage_copy_raw(warp_stage *o, const uint8_t *codes, uint64_t c, uint64_t n, unsi
  * lane owns all of it, else (its first word, when the lane starts inside
  * it) OR-ed in.  stage_acc8_end ORs in the last partial word.
  */
+/*
+ * OR 8 bytes into the stage: two native 32-bit shared atomics (a 64-bit
+ * atomicOr on shared memory is a compare-and-swap loop)
+ */
+__device__ __forceinline__ void
+stage_or_word(unsigned long long *p, uint64_t u)
+{
+	if ((uint32_t) u)
+		atomicOr((unsigned int *) p, (uint32_t) u);
+	if (u >> 32)
+		atomicOr((unsigned int *) p + 1, (uint32_t) (u >> 32));
+}
+
 typedef struct stage_acc8
 {
 	unsigned long long *word;
@@ -315,7 +328,7 @@ stage_acc8_put(stage_acc8 *acc, uint64_t sym, uint32_t l)
 	if (acc->g >= 8)
 	{
 		if (acc->shared_head)
-			atomicOr(acc->word, (unsigned long long) acc->u);
+			stage_or_word(acc->word, acc->u);
 		else
 			*acc->word = acc->u;
 		acc->shared_head = false;
@@ -328,8 +341,8 @@ stage_acc8_put(stage_acc8 *acc, uint64_t sym, uint32_t l)
 __device__ __forceinline__ void
 stage_acc8_end(stage_acc8 *acc)
 {
-	if (acc->g > 0 && acc->u)
-		atomicOr(acc->word, (unsigned long long) acc->u);
+	if (acc->g > 0)
+		stage_or_word(acc->word, acc->u);
 }
 
 /*
