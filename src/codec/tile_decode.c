@@ -292,7 +292,7 @@ decode_all_width(const gsst_tile *t, uint8_t *out, uint8_t *out_end, uint32_t wi
 #define GSST_DECODE_AVX512 1
 #include <immintrin.h>
 
-#define AVX512_TARGET "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,bmi,bmi2,popcnt"
+#define AVX512_TARGET "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,avx512bitalg,bmi,bmi2,popcnt"
 #define AVX512_FN static __attribute__((target(AVX512_TARGET), noinline))
 #define AVX512_INLINE static inline __attribute__((target(AVX512_TARGET), always_inline))
 
@@ -309,7 +309,8 @@ avx512_usable(void)
 		__builtin_cpu_init();
 		cpu = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
 			__builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
-			__builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("bmi2") &&
+			__builtin_cpu_supports("avx512vbmi2") &&
+			__builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("bmi2") &&
 			__builtin_cpu_supports("popcnt");
 		__atomic_store_n(&avx512_cpu, cpu, __ATOMIC_RELAXED);
 	}
@@ -347,6 +348,16 @@ AVX512_INLINE __m512i
 avx512_lens(const avx512_tables *v, __m128i codes)
 {
 	__m512i		c = _mm512_castsi128_si512(codes);
+	__m512i		lo = _mm512_permutex2var_epi8(v->len[0], c, v->len[1]);
+	__m512i		hi = _mm512_permutex2var_epi8(v->len[2], c, v->len[3]);
+
+	return _mm512_mask_blend_epi8(_mm512_movepi8_mask(c), lo, hi);
+}
+
+/* len[c] of each of 64 code bytes */
+AVX512_INLINE __m512i
+avx512_lens64(const avx512_tables *v, __m512i c)
+{
 	__m512i		lo = _mm512_permutex2var_epi8(v->len[0], c, v->len[1]);
 	__m512i		hi = _mm512_permutex2var_epi8(v->len[2], c, v->len[3]);
 
@@ -452,10 +463,14 @@ avx512_decode_value(const avx512_tables *v, const uint8_t *in,
 
 /*
  * decode_all for 4-byte index entries.  A window starts at value i and
- * takes the values that end within 16 codes of comp[i], up to the first
- * non-empty stored raw value.  The window is good when all its codes are
- * used ones and, for each value j in it, the lengths of the codes before
- * comp[j + 1] add up to raw[j + 1] - raw[i].
+ * takes the values (at most 16) that end within 64 codes of comp[i], up to
+ * the first non-empty stored raw value.  Its codes decode as one stream,
+ * escapes included (an escape decodes to nothing and the byte after it to
+ * itself).  The window is good when its codes are used ones or escapes
+ * with their literal in the same value, and, for each value j in it, the
+ * lengths of the codes before comp[j + 1] add up to raw[j + 1] - raw[i]:
+ * then each value decodes on its own to exactly its length, as the scalar
+ * decoder requires.  Anything else goes to the one-value paths.
  */
 AVX512_FN int
 avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
@@ -469,17 +484,18 @@ avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 	uint32_t	comp = 0,
 				raw = 0;
 	const __m512i one = _mm512_set1_epi32(1);
+	const __m512i zero = _mm512_setzero_si512();
+	const __m512i escapes = _mm512_set1_epi8((char) GSST_ESCAPE);
+	const __m512i nsymbols = _mm512_set1_epi8((char) t->table.nsymbols);
 
 	avx512_tables_init(&v, &t->table);
 	fast_decoder_init(&d, t);
 	while (i < nvalues)
 	{
-		uint32_t	comp_next = load_u32(comp_at + 4 * (i + 1));
-		uint32_t	raw_next = load_u32(raw_at + 4 * (i + 1));
 		uint64_t	room = (uint64_t) (out_end - (out + raw));
 
-		/* a window needs 16 more index entries and 256 bytes of output */
-		if (GSST_LIKELY(i + 16 <= nvalues && room >= 256))
+		/* a window needs 16 more index entries and 576 bytes of output */
+		if (GSST_LIKELY(i + 16 <= nvalues && room >= 64 * 8 + 64))
 		{
 			__m512i		c_prev = _mm512_loadu_si512(comp_at + 4 * i);
 			__m512i		c_next = _mm512_loadu_si512(comp_at + 4 * (i + 1));
@@ -491,56 +507,75 @@ avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 			__m512i		n = _mm512_sub_epi32(r_next, r_prev);
 			__mmask16	stored_raw = _mm512_mask_cmpeq_epi32_mask(_mm512_test_epi32_mask(n, n), k, n);
 			uint64_t	avail = t->code_bytes - comp;
-			unsigned	take_lo = avail < 16 ? (unsigned) avail : 16;
-			unsigned	take_hi = avail < 32 ? (unsigned) avail - take_lo : 16;
-			__m128i		codes_lo = avx512_load_codes(&v, d.codes + comp, take_lo);
-			__m128i		codes_hi = avx512_load_codes(&v, d.codes + comp + take_lo, take_hi);
-			/* the window ends before the first escape or unused code */
-			unsigned	good = (unsigned) _tzcnt_u64(avx512_codes_bad(&v, codes_lo, take_lo) |
-												 (uint64_t) avx512_codes_bad(&v, codes_hi, take_hi) << 16 |
-												 1ull << 32);
-			__mmask16	fits = _mm512_cmple_epu32_mask(rel_c, _mm512_set1_epi32((int) good));
+			unsigned	take = avail < 64 ? (unsigned) avail : 64;
+			__m512i		codes = _mm512_mask_loadu_epi8(escapes, _bzhi_u64(~0ull, take),
+													   d.codes + comp);
+			__mmask16	fits = _mm512_cmple_epu32_mask(rel_c, _mm512_set1_epi32((int) take));
 			unsigned	m = _tzcnt_u32((unsigned) (~fits | stored_raw) | 0x10000u);
-
+			/* values of more than 64 codes go alone */
 			if (GSST_LIKELY(m > 0))
 			{
 				uint32_t	ncodes = load_u32(comp_at + 4 * (i + m)) - comp;
 				uint32_t	nraw = load_u32(raw_at + 4 * (i + m)) - raw;
-				__m512i		lens_lo = _mm512_maskz_mov_epi8(_bzhi_u64(~0ull, ncodes),
-															avx512_lens(&v, codes_lo));
-				__m512i		lens_hi = _mm512_maskz_mov_epi8(_bzhi_u64(~0ull, ncodes > take_lo ? ncodes - take_lo : 0),
-															avx512_lens(&v, codes_hi));
-				__m512i		sum_lo = _mm512_cvtepu8_epi32(_mm512_castsi512_si128(lens_lo));
-				__m512i		sum_hi = _mm512_cvtepu8_epi32(_mm512_castsi512_si128(lens_hi));
-				__m512i		zero = _mm512_setzero_si512();
+				__mmask64	valid = _bzhi_u64(~0ull, ncodes);
+				__mmask64	escape = _mm512_mask_cmpeq_epu8_mask(valid, codes, escapes);
+				__mmask64	literal = escape << 1;
+				/* an escape after an escape may be a literal 0xFF: the slow path sorts it out */
+				__mmask64	bad = _mm512_mask_cmpge_epu8_mask(valid & ~escape & ~literal, codes, nsymbols) |
+					(escape & literal);
 				__mmask16	in_window = (__mmask16) _bzhi_u32(0xFFFF, m);
+				__mmask16	nonempty = _mm512_test_epi32_mask(rel_c, rel_c);
+				__m512i		last = _mm512_sub_epi32(rel_c, one);	/* each value's last code */
+				__m512i		lens = avx512_lens64(&v, codes);
+				__m512i		sums,
+							totals,
+							base,
+							at_end;
 				__mmask16	ends;
-				uint64_t	over = 0;
 
-				/* inclusive prefix sums of the 32 lengths, in two halves */
-				sum_lo = _mm512_add_epi32(sum_lo, _mm512_alignr_epi32(sum_lo, zero, 15));
-				sum_hi = _mm512_add_epi32(sum_hi, _mm512_alignr_epi32(sum_hi, zero, 15));
-				sum_lo = _mm512_add_epi32(sum_lo, _mm512_alignr_epi32(sum_lo, zero, 14));
-				sum_hi = _mm512_add_epi32(sum_hi, _mm512_alignr_epi32(sum_hi, zero, 14));
-				sum_lo = _mm512_add_epi32(sum_lo, _mm512_alignr_epi32(sum_lo, zero, 12));
-				sum_hi = _mm512_add_epi32(sum_hi, _mm512_alignr_epi32(sum_hi, zero, 12));
-				sum_lo = _mm512_add_epi32(sum_lo, _mm512_alignr_epi32(sum_lo, zero, 8));
-				sum_hi = _mm512_add_epi32(sum_hi, _mm512_alignr_epi32(sum_hi, zero, 8));
-				sum_hi = _mm512_add_epi32(sum_hi, _mm512_permutexvar_epi32(_mm512_set1_epi32(15), sum_lo));
-				/* decoded bytes before comp[j + 1]: sum[rel_c - 1], 0 for rel_c 0 */
-				ends = _mm512_mask_cmpeq_epi32_mask(in_window,
-													_mm512_maskz_permutex2var_epi32(_mm512_test_epi32_mask(rel_c, rel_c),
-																					sum_lo, _mm512_sub_epi32(rel_c, one),
-																					sum_hi),
-													rel_r);
-				if (GSST_LIKELY(ends == in_window))
+				/* an escape that is a value's last code dangles */
+				if (GSST_UNLIKELY(escape != 0) &&
+					_mm_mask_bitshuffle_epi64_mask(in_window & nonempty, _mm_set1_epi64x((long long) escape),
+												   _mm512_cvtepi32_epi8(last)) != 0)
+					bad = 1;
+				lens = _mm512_maskz_mov_epi8(valid, _mm512_mask_blend_epi8(literal, lens,
+																			_mm512_set1_epi8(1)));
+				/* inclusive prefix sums of the lengths: bytes within each 8 (<= 64), then words */
+				sums = _mm512_add_epi8(lens, _mm512_slli_epi64(lens, 8));
+				sums = _mm512_add_epi8(sums, _mm512_slli_epi64(sums, 16));
+				sums = _mm512_add_epi8(sums, _mm512_slli_epi64(sums, 32));
+				totals = _mm512_srli_epi64(sums, 56);
+				base = _mm512_add_epi64(totals, _mm512_alignr_epi64(totals, zero, 7));
+				base = _mm512_add_epi64(base, _mm512_alignr_epi64(base, zero, 6));
+				base = _mm512_add_epi64(base, _mm512_alignr_epi64(base, zero, 4));
+				base = _mm512_sub_epi64(base, totals);
+				/* decoded bytes before comp[j + 1]: sums at its last code, 0 for none */
+				at_end = _mm512_and_si512(_mm512_permutexvar_epi8(last, sums), _mm512_set1_epi32(0xFF));
+				at_end = _mm512_maskz_add_epi32(nonempty, at_end,
+												_mm512_permutexvar_epi32(_mm512_and_si512(_mm512_srli_epi32(last, 2),
+																						  _mm512_set1_epi32(~1)),
+																		 base));
+				ends = _mm512_mask_cmpeq_epi32_mask(in_window, at_end, rel_r);
+				if (GSST_LIKELY(ends == in_window && bad == 0 && room >= nraw + 64))
 				{
-					uint8_t    *dst = out + raw;
-					uint8_t    *o;
+					uint8_t    *o = out + raw;
+					uint8_t		code_bytes[64];
 
-					/* the lengths are checked: the halves end within nraw bytes */
-					o = avx512_decode16(&v, codes_lo, lens_lo, dst, dst + nraw, &over);
-					avx512_decode16(&v, codes_hi, lens_hi, o, dst + nraw, &over);
+					/* lengths checked: every 8-code piece starts within nraw bytes */
+					_mm512_storeu_si512(code_bytes, codes);
+					for (uint32_t at = 0; at < ncodes; at += 8)
+					{
+						__m512i		c = _mm512_cvtepu8_epi64(_mm_loadl_epi64((const __m128i *) (code_bytes + at)));
+						__m512i		s = _mm512_i64gather_epi64(c, v.symbol, 8);
+						__mmask64	keep = _mm512_cmplt_epu8_mask(v.byte_in_word,
+																  _mm512_permutexvar_epi8(_mm512_add_epi8(v.expand[0], _mm512_set1_epi8((char) at)),
+																						  lens));
+
+						/* a literal is its own byte */
+						s = _mm512_mask_mov_epi64(s, (__mmask8) (literal >> at), c);
+						_mm512_storeu_si512(o, _mm512_maskz_compress_epi8(keep, s));
+						o += _mm_popcnt_u64(keep);
+					}
 					i += m;
 					comp += ncodes;
 					raw += nraw;
@@ -550,6 +585,8 @@ avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 		}
 		/* one value on its own */
 		{
+			uint32_t	comp_next = load_u32(comp_at + 4 * (i + 1));
+			uint32_t	raw_next = load_u32(raw_at + 4 * (i + 1));
 			uint64_t	raw_len = raw_next - raw;
 			uint64_t	k = comp_next - comp;
 			uint8_t    *dst = out + raw;
@@ -563,10 +600,10 @@ avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 								  room >= raw_len + DECODE_ROOM);
 			if (GSST_UNLIKELY(rc != GSST_OK))
 				return rc;
+			i++;
+			comp = comp_next;
+			raw = raw_next;
 		}
-		i++;
-		comp = comp_next;
-		raw = raw_next;
 	}
 	return GSST_OK;
 }

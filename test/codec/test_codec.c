@@ -2746,8 +2746,9 @@ decode_each(const gsst_tile *tile, bool roomy, const uint8_t *out_all, bool *sam
  * values as one stream, the branch-free short value, 8-code blocks) and the
  * portable path accept the same tiles and return the same status: tiles of
  * many short values with one value boundary moved (the lengths still add
- * up), a code changed, or a value's last code made an escape whose literal
- * would be the next value's first code.
+ * up), a code changed (often to an escape), or a value's last code made an
+ * escape whose literal would be the next value's first code; some values
+ * hold escapes and literal 0xFF bytes.
  */
 static void
 test_tile_decode_fast_paths(void)
@@ -2767,7 +2768,14 @@ test_tile_decode_fast_paths(void)
 		if (i % 37 == 5)
 			rng_fill(&rng, vs_push(&vs, vlen), vlen);	/* stored raw */
 		else
-			rng_text(&rng, vs_push(&vs, vlen), vlen);
+		{
+			uint8_t    *p = vs_push(&vs, vlen);
+
+			rng_text(&rng, p, vlen);
+			/* bytes outside the table: escapes, some of literal 0xFF */
+			if (vlen > 2 && i % 5 == 2)
+				p[rng_below(&rng, vlen)] = rng_below(&rng, 3) ? 0xFF : (uint8_t) (0x80 + rng_below(&rng, 127));
+		}
 	}
 	uint8_t    *good = encode_tile(&enc, &vs, 0, &len);
 
@@ -2787,7 +2795,8 @@ test_tile_decode_fast_paths(void)
 			write_le(m + L.raw_at + j * L.width, L.width,
 					 layout_raw(m, &L, j) + (rng_below(&rng, 2) ? 1 : -1));
 		else if (round % 3 == 1 && c1 > c0)
-			m[L.codes_at + c0 + rng_below(&rng, c1 - c0)] = (uint8_t) rng_next(&rng);
+			m[L.codes_at + c0 + rng_below(&rng, c1 - c0)] =
+				rng_below(&rng, 4) ? (uint8_t) rng_next(&rng) : GSST_ESCAPE;
 		else if (c1 > c0)
 			m[L.codes_at + c1 - 1] = GSST_ESCAPE;
 
