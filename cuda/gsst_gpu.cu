@@ -15,8 +15,10 @@
  *             unit-local value offsets into tile offsets.
  *   splits    the split table (a split starts at a unit start), sentinels,
  *             header with the code size; one 8-byte read-back of it.
- * Decode: one thread per split (decoder table in shared memory, 16-byte
- * loads and stores), or one thread per value.
+ * Decode: one warp per split, runs of encoded values decoded 16 codes per
+ * lane into a shared-memory stage (cuda/NOTES.md); decode_values: one
+ * thread per value.  The simpler one-thread-per-split and direct-value
+ * kernels stay behind GSST_GPU_FLAG_*.
  *
  * The per-thread work lives in gsst_gpu_body.h, shared with the CPU
  * emulation that test/gpu checks against the codec.
@@ -856,9 +858,10 @@ k_decode_split_warp(gg_decode_args a, const gg_decoder *dec_global)
 /*
  * decode_values, all values: each thread still decodes one value on its
  * own (FSST random access), but into its warp's shared-memory stage, at
- * the value's place among the warp's 32 consecutive values; the warp then
- * writes the stage out with coalesced 16-byte stores.  Warps whose values
- * do not fit the stage write directly.
+ * the value's place among the warp's 32 consecutive values, through an
+ * 8-byte accumulator (words shared with a neighbouring value are OR-ed in);
+ * the warp then writes the stage out with coalesced 16-byte stores.  Warps
+ * whose values do not fit the stage write directly.
  */
 __global__ void __launch_bounds__(DECODE_VALUE_THREADS)
 k_decode_value_staged(gg_decode_args a, const gg_decoder *dec_global, uint64_t count)
