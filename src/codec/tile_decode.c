@@ -608,9 +608,9 @@ avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 	return GSST_OK;
 }
 
-/* gsst_tile_decode_one after its argument checks; i < nvalues */
+/* avx512_tile_decode_one for the values its lean path does not take */
 AVX512_FN int64_t
-avx512_tile_decode_one(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_cap)
+avx512_decode_one_any(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_cap)
 {
 	uint32_t	width = t->offset_width;
 	uint64_t	comp = read_entry(t->comp_offsets, i, width);
@@ -659,6 +659,73 @@ avx512_tile_decode_one(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_
 	else
 		rc = decode_piece(t, k == n, comp, comp_end, out, n, out + out_cap);
 	return rc != GSST_OK ? rc : (int64_t) n;
+}
+
+/*
+ * gsst_tile_decode_one after its argument checks; i < nvalues.  A value of
+ * at most 64 codes with 64 bytes of room past it (most values of most
+ * columns) takes a lean path, 8 codes a step with no branch on the codes,
+ * with few registers and no stack frame, so that the core overlaps one
+ * call's cache misses with the next call's; escapes, bad codes and longer
+ * values go to avx512_decode_one_any.
+ */
+AVX512_FN int64_t
+avx512_tile_decode_one(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_cap)
+{
+	if (GSST_LIKELY(t->offset_width == 4))
+	{
+		uint32_t	comp = load_u32(t->comp_offsets + 4 * i);
+		uint32_t	k = load_u32(t->comp_offsets + 4 * i + 4) - comp;
+		uint32_t	raw = load_u32(t->raw_offsets + 4 * i);
+		uint64_t	n = load_u32(t->raw_offsets + 4 * i + 4) - raw;
+
+		if (GSST_LIKELY(k <= 64 && k <= n && n <= out_cap && out_cap - n >= DECODE_ROOM))
+		{
+			const uint8_t *len = t->table.len;
+			const long long *symbol = (const long long *) t->table.symbol;
+			__mmask64	take = _bzhi_u64(~0ull, k);
+			__m512i		codes = _mm512_mask_loadu_epi8(_mm512_set1_epi8((char) GSST_ESCAPE), take,
+													   t->codes + comp);
+			__m512i		lens = _mm512_mask_blend_epi8(_mm512_movepi8_mask(codes),
+													  _mm512_permutex2var_epi8(_mm512_loadu_si512(len), codes,
+																			   _mm512_loadu_si512(len + 64)),
+													  _mm512_permutex2var_epi8(_mm512_loadu_si512(len + 128), codes,
+																			   _mm512_loadu_si512(len + 192)));
+			uint64_t	bad = _mm512_mask_cmpge_epu8_mask(take, codes,
+														  _mm512_set1_epi8((char) t->table.nsymbols));
+			__m512i		byte_in_word = _mm512_set1_epi64(0x0706050403020100ll);
+			__m512i		expand = _mm512_set_epi64(0x0707070707070707ll, 0x0606060606060606ll,
+												  0x0505050505050505ll, 0x0404040404040404ll,
+												  0x0303030303030303ll, 0x0202020202020202ll,
+												  0x0101010101010101ll, 0);
+			uint64_t	got = 0;
+
+			if (k == n)
+			{
+				/* stored raw: the code bytes are the value */
+				_mm512_storeu_si512(out, codes);
+				return (int64_t) n;
+			}
+			for (uint32_t at = 0;;)
+			{
+				__m512i		s = _mm512_i64gather_epi64(_mm512_cvtepu8_epi64(_mm512_castsi512_si128(codes)),
+													   symbol, 8);
+				__mmask64	m = _mm512_cmplt_epu8_mask(byte_in_word, _mm512_permutexvar_epi8(expand, lens));
+
+				/* past n the value is bad anyway: stores stay within room */
+				_mm512_storeu_si512(out + (got <= n ? got : n), _mm512_maskz_compress_epi8(m, s));
+				got += _mm_popcnt_u64(m);
+				at += 8;
+				if (at >= k)
+					break;
+				codes = _mm512_alignr_epi64(codes, codes, 1);
+				expand = _mm512_add_epi8(expand, _mm512_set1_epi8(8));
+			}
+			if (GSST_LIKELY((bad | (got != n)) == 0))
+				return (int64_t) n;
+		}
+	}
+	return avx512_decode_one_any(t, i, out, out_cap);
 }
 #endif							/* x86-64 AVX-512 */
 
