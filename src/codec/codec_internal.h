@@ -140,6 +140,9 @@ hash_lookup(const uint32_t *hash, uint32_t key)
 	return found ^ GSST_ESCAPE;
 }
 
+/* Tests set it to run the portable encoder on a CPU with AVX-512. */
+extern int	gsst_encode_simd_disabled;
+
 /*
  * gsst_encoder_init without short_code (128 KB to fill, for each of the
  * trainer's generations): the trainer matches with the hashes.

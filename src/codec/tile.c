@@ -456,6 +456,334 @@ put_values_in_lanes(tile_writer *w, size_t i, size_t n)
 	return i;
 }
 
+/*
+ * AVX-512 lanes, chosen at run time: V_GROUPS groups of 16 lanes (the groups
+ * are independent dependency chains, so their steps overlap); the 16 lanes
+ * of a group step at once, each over its
+ * own run of consecutive short values, as in put_values_in_lanes.  A step
+ * gathers each lane's next 8 bytes, probes both cuckoo slots and short_code
+ * by gathers, selects with masks and scatters code and literal (4 bytes, the
+ * next step overwrites what lies past them) into the lane's buffer.  Each
+ * lane holds the end of its current value; a lane whose step ends a value
+ * logs its output offset (compressed, one store for all lanes) and gathers
+ * its next value's end.  No branch depends on the data; the bytes are those of
+ * put_value_serial.  GSST_NO_SIMD builds without it.
+ */
+int			gsst_encode_simd_disabled = 0;
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GSST_NO_SIMD)
+#define GSST_ENCODE_AVX512 1
+#include <immintrin.h>
+
+#define V_TARGET			"avx512f,avx512bw,avx512vl,avx512dq,bmi,bmi2,popcnt"
+#define V_INLINE			static inline __attribute__((target(V_TARGET), always_inline))
+#define V_GROUPS			2		/* independent groups of 16 lanes (4 measured slower) */
+#define V_LANES				(16 * V_GROUPS)
+#define V_LANE_RAW			768		/* raw bytes per lane, about */
+#define V_BATCH_RAW			(V_LANES * V_LANE_RAW + LANE_VALUE_MAX)
+#define V_LANE_VALUES		96		/* values per lane, so that all lanes get work */
+#define V_BATCH_VALUES		(V_LANES * V_LANE_VALUES)
+#define V_OUT_BYTES			(2 * V_BATCH_RAW + 16 * V_LANES + 32)
+
+/* 1: the CPU has what the AVX-512 lanes need, 0: not, -1: not asked yet */
+static int	v_cpu = -1;
+
+static int
+v_usable(void)
+{
+	int			cpu = __atomic_load_n(&v_cpu, __ATOMIC_RELAXED);
+
+	if (GSST_UNLIKELY(cpu < 0))
+	{
+		__builtin_cpu_init();
+		cpu = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+			__builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+			__builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
+		__atomic_store_n(&v_cpu, cpu, __ATOMIC_RELAXED);
+	}
+	return cpu && !gsst_encode_simd_disabled;
+}
+
+/* short_code right after byte_entry: one gather serves both */
+_Static_assert(offsetof(gsst_encoder, short_code) ==
+			   offsetof(gsst_encoder, byte_entry) + 256 * sizeof(uint16_t),
+			   "short_code must follow byte_entry");
+
+typedef struct v_batch
+{
+	size_t		first[V_LANES + 1];		/* first value of each lane */
+	uint32_t	first_nonempty[V_LANES];	/* its index among the batch's nonempty values */
+	uint32_t	start[V_LANES];			/* raw offset of the lane from the batch start */
+	uint32_t	stop[V_LANES];
+	uint32_t	out_at[V_LANES];		/* offset of its codes in out */
+	/* per nonempty value: raw end (offset from the batch start), then code end (in out) */
+	uint32_t	end[V_BATCH_VALUES + 1];
+	uint32_t	log[V_BATCH_VALUES + 16];
+	uint8_t		out[V_OUT_BYTES];
+} v_batch;
+
+/* What every step reads. */
+typedef struct v_consts
+{
+	__m512i		mul0,
+				mul1,
+				masks;
+	const uint8_t *base;
+	const uint32_t *value_end;
+	const void *slots;
+	const void *entries;
+	const void *short_entries;
+	uint8_t    *out;
+} v_consts;
+
+/* One step of 16 lanes (see put_values_in_lanes_avx512). */
+V_INLINE void
+v_step(const v_consts *c, __m512i *pp, __m512i *oo, __m512i *vv, __m512i *ee,
+	   __mmask16 *act, __m512i pend, __m512i ids, uint32_t *log, size_t *nlog)
+{
+	const __m512i low24 = _mm512_set1_epi32(0xFFFFFF);
+	const __m512i low16 = _mm512_set1_epi32(0xFFFF);
+	const __m512i low8 = _mm512_set1_epi32(0xFF);
+	const __m512i one = _mm512_set1_epi32(1);
+	const __m512i three = _mm512_set1_epi32(3);
+	__m512i		p = *pp,
+				o = *oo,
+				value = *vv,
+				value_end = *ee;
+	__mmask16	active = *act;
+	__m512i		word0 = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), (__mmask8) active,
+													_mm512_castsi512_si256(p), c->base, 1);
+	__m512i		word1 = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), (__mmask8) (active >> 8),
+													_mm512_extracti64x4_epi64(p, 1), c->base, 1);
+	/* bytes to the value's end, capped at 9 (more than any symbol) */
+	__m512i		rem = _mm512_min_epu32(_mm512_sub_epi32(value_end, p), _mm512_set1_epi32(9));
+	__m512i		head = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(word0)),
+										  _mm512_cvtepi64_epi32(word1), 1);
+	__m512i		prefix = _mm512_and_si512(head, low24);
+	__m512i		slot0 = _mm512_srli_epi32(_mm512_mullo_epi32(prefix, c->mul0), 22);
+	__m512i		slot1 = _mm512_srli_epi32(_mm512_mullo_epi32(prefix, c->mul1), 22);
+	__m512i		entry0 = _mm512_and_si512(_mm512_i32gather_epi32(slot0, c->entries, 2), low16);
+	__m512i		entry1 = _mm512_and_si512(_mm512_i32gather_epi32(slot1, c->entries, 2), low16);
+	__m512i		at0 = _mm512_slli_epi32(slot0, 1);
+	__m512i		at1 = _mm512_slli_epi32(slot1, 1);
+	__m512i		len0 = _mm512_srli_epi32(entry0, 8);
+	__m512i		len1 = _mm512_srli_epi32(entry1, 8);
+	__m512i		sym00 = _mm512_i32gather_epi64(_mm512_castsi512_si256(at0), c->slots, 8);
+	__m512i		sym01 = _mm512_i32gather_epi64(_mm512_extracti64x4_epi64(at0, 1), c->slots, 8);
+	__m512i		sym10 = _mm512_i32gather_epi64(_mm512_castsi512_si256(at1), c->slots, 8);
+	__m512i		sym11 = _mm512_i32gather_epi64(_mm512_extracti64x4_epi64(at1, 1), c->slots, 8);
+	__m512i		mask00 = _mm512_permutexvar_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(len0)), c->masks);
+	__m512i		mask01 = _mm512_permutexvar_epi64(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(len0, 1)), c->masks);
+	__m512i		mask10 = _mm512_permutexvar_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(len1)), c->masks);
+	__m512i		mask11 = _mm512_permutexvar_epi64(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(len1, 1)), c->masks);
+
+	/* a real long symbol has 3..8 bytes (an empty slot says 1) and fits */
+	__mmask16	hit0 = _mm512_kunpackb(_mm512_testn_epi64_mask(_mm512_xor_si512(word1, sym01), mask01),
+									   _mm512_testn_epi64_mask(_mm512_xor_si512(word0, sym00), mask00)) &
+		_mm512_cmpge_epu32_mask(len0, three) & _mm512_cmple_epu32_mask(len0, rem);
+	__mmask16	hit1 = _mm512_kunpackb(_mm512_testn_epi64_mask(_mm512_xor_si512(word1, sym11), mask11),
+									   _mm512_testn_epi64_mask(_mm512_xor_si512(word0, sym10), mask10)) &
+		_mm512_cmpge_epu32_mask(len1, three) & _mm512_cmple_epu32_mask(len1, rem);
+
+	/* byte_entry[b0] with 1 byte left, else short_code[b0 | b1 << 8] */
+	__m512i		short_at = _mm512_mask_add_epi32(_mm512_and_si512(head, low8),
+												 _mm512_cmpgt_epu32_mask(rem, one),
+												 _mm512_and_si512(head, low16),
+												 _mm512_set1_epi32(256));
+	__m512i		entry = _mm512_and_si512(_mm512_i32gather_epi32(short_at, c->short_entries, 2), low16);
+	__m512i		code,
+				advance;
+	__mmask16	escaped,
+				ended;
+
+	entry = _mm512_mask_mov_epi32(entry, hit1, entry1);
+	entry = _mm512_mask_mov_epi32(entry, hit0, entry0);
+	code = _mm512_and_si512(entry, low8);
+	advance = _mm512_srli_epi32(entry, 8);
+	/* code, then the literal (an escape's); the next step writes over the rest */
+	_mm512_mask_i32scatter_epi32(c->out, active, o,
+								 _mm512_or_si512(code, _mm512_slli_epi32(_mm512_and_si512(head, low8), 8)),
+								 1);
+	escaped = _mm512_cmpeq_epu32_mask(code, low8);
+	o = _mm512_mask_add_epi32(o, active, o, one);
+	o = _mm512_mask_add_epi32(o, escaped & active, o, one);
+	p = _mm512_mask_add_epi32(p, active, p, advance);
+	/* the lanes whose value ended log where its codes end */
+	ended = _mm512_mask_cmpeq_epu32_mask(active, advance, rem);
+	_mm512_storeu_si512(log + *nlog, _mm512_maskz_compress_epi32(ended, _mm512_or_si512(o, ids)));
+	*nlog += (size_t) __builtin_popcount(ended);
+	/* and move on to their next value */
+	value = _mm512_mask_add_epi32(value, ended, value, one);
+	*ee = _mm512_mask_i32gather_epi32(value_end, ended, value, c->value_end, 4);
+	*act = _mm512_cmplt_epu32_mask(p, pend);
+	*pp = p;
+	*oo = o;
+	*vv = value;
+}
+
+/*
+ * Encode a batch of short values from value i on with the AVX-512 lanes;
+ * returns as put_values_in_lanes.
+ */
+__attribute__((target(V_TARGET), noinline))
+static size_t
+put_values_in_lanes_avx512(tile_writer *w, size_t i, size_t n)
+{
+	v_batch		b;
+	const uint8_t *base = w->data + w->offsets[i < n ? i : n];
+	uint64_t	input_bytes = (uint64_t) (w->input_end - w->data);
+	uint32_t	at = 0,
+				nonempty = 0;
+	size_t		nlanes = 0,
+				nlog = 0;
+	const gsst_encoder *enc = w->enc;
+
+	/* fill the lanes: each about V_LANE_RAW bytes, the batch within its caps */
+	for (; nlanes < V_LANES; nlanes++)
+	{
+		b.first[nlanes] = i;
+		b.first_nonempty[nlanes] = nonempty;
+		b.start[nlanes] = at;
+		b.out_at[nlanes] = 2 * at + 16 * (uint32_t) nlanes;
+		while (i < n && at - b.start[nlanes] < V_LANE_RAW &&
+			   nonempty - b.first_nonempty[nlanes] < V_LANE_VALUES)
+		{
+			uint64_t	len = w->offsets[i + 1] - w->offsets[i];
+
+			/* every step loads 8 bytes from before the value end */
+			if (len > LANE_VALUE_MAX || w->offsets[i + 1] + 7 > input_bytes ||
+				at + len > V_BATCH_RAW)
+				break;
+			at += (uint32_t) len;
+			b.end[nonempty] = at;
+			nonempty += len > 0;
+			i++;
+		}
+		if (i == b.first[nlanes])
+			break;
+		b.stop[nlanes] = at;
+	}
+	b.first[nlanes] = i;
+	if (nlanes == 0)
+		return i;
+
+	/* an idle lane, or one past its last value, reads an end that is never reached */
+	b.end[nonempty] = UINT32_MAX;
+
+	{
+		v_consts	c;
+		__m512i		p[V_GROUPS],
+					o[V_GROUPS],
+					pend[V_GROUPS],
+					ids[V_GROUPS],
+					value[V_GROUPS],
+					value_end[V_GROUPS];
+		__mmask16	active[V_GROUPS];
+		uint32_t	lane_start[V_LANES],
+					lane_end[V_LANES],
+					lane_out[V_LANES],
+					lane_id[V_LANES],
+					lane_value[V_LANES],
+					lane_value_end[V_LANES];
+
+		c.mul0 = _mm512_set1_epi32((int) enc->long_mul[0]);
+		c.mul1 = _mm512_set1_epi32((int) enc->long_mul[1]);
+		c.masks = _mm512_set_epi64(0x00FFFFFFFFFFFFFFll, 0x0000FFFFFFFFFFFFll,
+								   0x000000FFFFFFFFFFll, 0x00000000FFFFFFFFll,
+								   0x0000000000FFFFFFll, 0x000000000000FFFFll,
+								   0x00000000000000FFll, -1ll);
+		c.base = base;
+		c.value_end = b.end;
+		c.slots = &enc->long_slot[0][0];
+		c.entries = enc->long_entry;
+		c.short_entries = enc->byte_entry;	/* then short_code */
+		c.out = b.out;
+		for (size_t k = 0; k < V_LANES; k++)
+		{
+			/* idle lanes start at their end */
+			lane_start[k] = k < nlanes ? b.start[k] : 0;
+			lane_end[k] = k < nlanes ? b.stop[k] : 0;
+			lane_out[k] = k < nlanes ? b.out_at[k] : 0;
+			lane_id[k] = (uint32_t) k << 24;
+			lane_value[k] = k < nlanes ? b.first_nonempty[k] : nonempty;
+			lane_value_end[k] = b.end[lane_value[k]];
+		}
+		for (int g = 0; g < V_GROUPS; g++)
+		{
+			p[g] = _mm512_loadu_si512(lane_start + 16 * g);
+			pend[g] = _mm512_loadu_si512(lane_end + 16 * g);
+			o[g] = _mm512_loadu_si512(lane_out + 16 * g);
+			ids[g] = _mm512_loadu_si512(lane_id + 16 * g);
+			value[g] = _mm512_loadu_si512(lane_value + 16 * g);
+			value_end[g] = _mm512_loadu_si512(lane_value_end + 16 * g);
+			active[g] = _mm512_cmplt_epu32_mask(p[g], pend[g]);
+		}
+		/* the groups are independent chains: their steps overlap */
+		for (;;)
+		{
+			__mmask16	any = 0;
+
+			for (int g = 0; g < V_GROUPS; g++)
+			{
+				v_step(&c, &p[g], &o[g], &value[g], &value_end[g], &active[g], pend[g], ids[g],
+					   b.log, &nlog);
+				any |= active[g];
+			}
+			if (!any)
+				break;
+		}
+	}
+
+	/* the logged code ends, in step order: each lane's values in order */
+	{
+		uint32_t	filled[V_LANES];
+
+		memcpy(filled, b.first_nonempty, sizeof(filled));
+		for (size_t e = 0; e < nlog; e++)
+		{
+			uint32_t	k = b.log[e] >> 24;
+
+			b.end[filled[k]++] = b.log[e] & 0xFFFFFF;
+		}
+	}
+
+	/* move the codes to the tile in value order */
+	nonempty = 0;
+	for (size_t k = 0; k < nlanes; k++)
+	{
+		const uint8_t *code_start = b.out + b.out_at[k];
+
+		for (size_t v = b.first[k]; v < b.first[k + 1]; v++)
+		{
+			uint64_t	raw_start = w->offsets[v] - w->offsets[0];
+			uint64_t	len = w->offsets[v + 1] - w->offsets[v];
+			const uint8_t *code_end;
+			size_t		code_len;
+
+			write_entry(w->out + w->l.comp_at, v, w->l.width, w->comp);
+			write_entry(w->out + w->l.raw_at, v, w->l.width, raw_start);
+			start_piece(w, v, raw_start, w->comp);
+			if (len == 0)
+				continue;
+			code_end = b.out + b.end[nonempty++];
+			code_len = (size_t) (code_end - code_start);
+			if (GSST_LIKELY(code_len < len))
+			{
+				copy_with_slack(w->codes + w->comp, code_start, code_len);
+				w->comp += code_len;
+			}
+			else
+			{
+				memcpy(w->codes + w->comp, w->data + w->offsets[v], len);
+				w->comp += len;
+			}
+			code_start = code_end;
+		}
+	}
+	return i;
+}
+#endif							/* GSST_ENCODE_AVX512 */
+
 int
 gsst_tile_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *offsets,
 				 size_t n, size_t split_bytes, uint8_t *out, size_t cap,
@@ -499,7 +827,17 @@ gsst_tile_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *o
 
 	for (size_t i = 0; i < n;)
 	{
-		size_t		next = enc->long_slots_ok ? put_values_in_lanes(&w, i, n) : i;
+		size_t		next = i;
+
+		if (enc->long_slots_ok)
+		{
+#ifdef GSST_ENCODE_AVX512
+			if (v_usable())
+				next = put_values_in_lanes_avx512(&w, i, n);
+			else
+#endif
+				next = put_values_in_lanes(&w, i, n);
+		}
 
 		if (next == i)
 			put_value_serial(&w, i++);

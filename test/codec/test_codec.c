@@ -2855,6 +2855,19 @@ test_tile_scalar_decoders(void)
 	gsst_decode_simd_disabled = 0;
 }
 
+/* The tile tests again on the portable encoder (no AVX-512 lanes). */
+static void
+test_tile_scalar_encoder(void)
+{
+	gsst_encode_simd_disabled = 1;
+	test_tile_zero_and_one_value();
+	test_tile_split_sizes();
+	test_tile_wide_offsets();
+	test_roundtrip_dbtext();
+	test_roundtrip_binary();
+	gsst_encode_simd_disabled = 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* runner                                                             */
 /* ------------------------------------------------------------------ */
@@ -2896,6 +2909,7 @@ static const test_case tests[] = {
 	TEST(test_tile_mutations),
 	TEST(test_tile_decode_fast_paths),
 	TEST(test_tile_scalar_decoders),
+	TEST(test_tile_scalar_encoder),
 	TEST(test_datum_header_roundtrip),
 	TEST(test_datum_header_rejects),
 	TEST(test_strerror),
