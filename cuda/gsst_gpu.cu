@@ -284,12 +284,6 @@ stage_copy_raw(warp_stage *o, const uint8_t *codes, uint64_t c, uint64_t n, unsi
 }
 
 /*
- * A lane's 8-byte output accumulator over a zeroed stage: bytes are
- * appended at any offset; a word that fills up is stored plainly when the
- * lane owns all of it, else (its first word, when the lane starts inside
- * it) OR-ed in.  stage_acc8_end ORs in the last partial word.
- */
-/*
  * OR 8 bytes into the stage: two native 32-bit shared atomics (a 64-bit
  * atomicOr on shared memory is a compare-and-swap loop)
  */
@@ -302,23 +296,40 @@ stage_or_word(unsigned long long *p, uint64_t u)
 		atomicOr((unsigned int *) p + 1, (uint32_t) (u >> 32));
 }
 
+/*
+ * A lane's 8-byte output accumulator over a zeroed stage: bytes are
+ * appended at any offset, and a word that fills up is stored.  Only a
+ * lane's first word (when it starts inside it) and its last partial word
+ * can hold another lane's bytes: those are OR-ed in at the end, and the
+ * first one's store goes to a private sink meanwhile, so that filling a
+ * word is one store and no branch.
+ */
 typedef struct stage_acc8
 {
-	unsigned long long *word;
-	uint64_t	u;
+	unsigned long long *word;	/* the word being filled */
+	unsigned long long *head_at;	/* the first word */
+	unsigned long long *sink;	/* private: takes the first word's store */
+	uint64_t	u,
+				head;
 	uint32_t	g;				/* bytes in u, < 8 */
-	bool		shared_head;
+	bool		head_open;		/* the first word is shared, not yet full */
+	bool		head_full;		/* head holds the full first word */
 } stage_acc8;
 
 __device__ __forceinline__ void
-stage_acc8_init(stage_acc8 *acc, uint8_t *stg, uint32_t pos)
+stage_acc8_init(stage_acc8 *acc, uint8_t *stg, uint32_t pos, unsigned long long *sink)
 {
 	acc->word = (unsigned long long *) (stg + (pos & ~7u));
+	acc->head_at = acc->word;
+	acc->sink = sink;
 	acc->g = pos & 7;
-	acc->shared_head = acc->g != 0;
+	acc->head_open = acc->g != 0;
+	acc->head_full = false;
 	acc->u = 0;
+	acc->head = 0;
 }
 
+/* append l (1..8) bytes of sym, whose bytes above l are zero */
 __device__ __forceinline__ void
 stage_acc8_put(stage_acc8 *acc, uint64_t sym, uint32_t l)
 {
@@ -329,11 +340,10 @@ stage_acc8_put(stage_acc8 *acc, uint64_t sym, uint32_t l)
 	acc->g += l;
 	if (acc->g >= 8)
 	{
-		if (acc->shared_head)
-			stage_or_word(acc->word, acc->u);
-		else
-			*acc->word = acc->u;
-		acc->shared_head = false;
+		*(acc->head_open ? acc->sink : acc->word) = acc->u;
+		acc->head = acc->head_open ? acc->u : acc->head;
+		acc->head_full |= acc->head_open;
+		acc->head_open = false;
 		acc->word++;
 		acc->u = carry;
 		acc->g -= 8;
@@ -343,8 +353,61 @@ stage_acc8_put(stage_acc8 *acc, uint64_t sym, uint32_t l)
 __device__ __forceinline__ void
 stage_acc8_end(stage_acc8 *acc)
 {
+	if (acc->head_full)
+		stage_or_word(acc->head_at, acc->head);
 	if (acc->g > 0)
 		stage_or_word(acc->word, acc->u);
+}
+
+/*
+ * A wide step's two passes over a lane's kl codes (16 when FULL): the
+ * symbol lengths, summed, with the running sums kept as bytes in cw; then
+ * the symbols appended at the lane's place pos in the stage.
+ */
+template <bool FULL>
+__device__ __forceinline__ uint32_t
+wide_lengths(const gg_decoder *dec, uint64_t w0, uint64_t w1, uint32_t kl, uint32_t cw[4],
+			 bool *bad)
+{
+	uint32_t	sum = 0;
+
+#pragma unroll
+	for (uint32_t j = 0; j < WIDE_CODES; j++)
+	{
+		uint32_t	code = (uint32_t) ((j < 8 ? w0 : w1) >> (8 * (j & 7))) & 0xFF;
+		bool		in = FULL || j < kl;
+		uint32_t	l = in ? dec->len[code] : 0;
+
+		*bad |= in && l == 0;
+		cw[j / 4] |= sum << (8 * (j & 3));
+		sum += l;
+	}
+	return sum;
+}
+
+template <bool FULL>
+__device__ __forceinline__ void
+wide_append(const gg_decoder *dec, uint64_t w0, uint64_t w1, uint32_t kl, const uint32_t cw[4],
+			uint32_t sum, uint8_t *stg, uint32_t pos, unsigned long long *sink)
+{
+	stage_acc8	acc;
+
+	stage_acc8_init(&acc, stg, pos, sink);
+#pragma unroll
+	for (uint32_t j = 0; j < WIDE_CODES; j++)
+	{
+		if (FULL || j < kl)
+		{
+			uint32_t	code = (uint32_t) ((j < 8 ? w0 : w1) >> (8 * (j & 7))) & 0xFF;
+			/* the length from the running sums: no second table load */
+			uint32_t	next = j + 1 == (FULL ? WIDE_CODES : kl) ? sum :
+				(cw[(j + 1) / 4] >> (8 * ((j + 1) & 3))) & 0xFF;
+			uint32_t	l = next - ((cw[j / 4] >> (8 * (j & 3))) & 0xFF);
+
+			stage_acc8_put(&acc, dec->symbol[code], l);
+		}
+	}
+	stage_acc8_end(&acc);
 }
 
 /*
@@ -429,6 +492,7 @@ load_codes16(uintptr_t p, uintptr_t lo, uintptr_t hi, uint64_t *w0, uint64_t *w1
  */
 __device__ __forceinline__ int
 warp_decode_run(const gg_decoder *dec, const gg_decode_args *a, warp_stage *o, uint4 *cum,
+				unsigned long long *sink,
 				uint64_t c, uint64_t c_end, uint64_t r, uint64_t expect, uint64_t vn,
 				uint64_t vlast, unsigned lane)
 {
@@ -471,22 +535,15 @@ warp_decode_run(const gg_decoder *dec, const gg_decode_args *a, warp_stage *o, u
 										0x8080808080808080ull) != 0))
 			{
 				uint32_t	cw[4] = {0, 0, 0, 0};
-				uint32_t	sum = 0,
+				uint32_t	sum,
 							incl,
 							total,
 							e;
 				bool		bad = false;
+				bool		full = n == 32 * WIDE_CODES;	/* every lane has 16 codes */
 
-#pragma unroll
-				for (uint32_t j = 0; j < WIDE_CODES; j++)
-				{
-					uint32_t	code = (uint32_t) ((j < 8 ? w0 : w1) >> (8 * (j & 7))) & 0xFF;
-					uint32_t	l = j < kl ? dec->len[code] : 0;
-
-					bad |= j < kl && l == 0;
-					cw[j / 4] |= sum << (8 * (j & 3));
-					sum += l;
-				}
+				sum = full ? wide_lengths<true>(dec, w0, w1, kl, cw, &bad) :
+					wide_lengths<false>(dec, w0, w1, kl, cw, &bad);
 				if (__any_sync(FULL_MASK, bad))
 					return GSST_ERR_BAD_CODE;
 				incl = sum;
@@ -506,26 +563,10 @@ warp_decode_run(const gg_decoder *dec, const gg_decode_args *a, warp_stage *o, u
 				if (o->fill + total > SPLIT_STAGE_BYTES)
 					stage_flush(o, lane, false);
 				cum[lane] = make_uint4(cw[0], cw[1], cw[2], cw[3]);
-				{
-					stage_acc8	acc;
-
-					stage_acc8_init(&acc, o->stg, o->fill + e);
-#pragma unroll
-					for (uint32_t j = 0; j < WIDE_CODES; j++)
-					{
-						if (j < kl)
-						{
-							uint32_t	code = (uint32_t) ((j < 8 ? w0 : w1) >> (8 * (j & 7))) & 0xFF;
-							/* the length from the running sums: no second table load */
-							uint32_t	next = j + 1 == kl ? sum :
-								(cw[(j + 1) / 4] >> (8 * ((j + 1) & 3))) & 0xFF;
-							uint32_t	l = next - ((cw[j / 4] >> (8 * (j & 3))) & 0xFF);
-
-							stage_acc8_put(&acc, dec->symbol[code], l);
-						}
-					}
-					stage_acc8_end(&acc);
-				}
+				if (full)
+					wide_append<true>(dec, w0, w1, kl, cw, sum, o->stg, o->fill + e, sink);
+				else
+					wide_append<false>(dec, w0, w1, kl, cw, sum, o->stg, o->fill + e, sink);
 				__syncwarp();
 				rc = check_value_starts(a, &vn, vlast, c, c + n, r + produced, true, e, cum, 0,
 										pre_vc, pre_vr, lane);
@@ -718,7 +759,7 @@ window_run(const warp_window *w, bool first)
  */
 __device__ __forceinline__ void
 warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, uint8_t *stg,
-				  uint4 *cum, unsigned lane)
+				  uint4 *cum, unsigned long long *sink, unsigned lane)
 {
 	uint64_t	v, c, r, v1, c1, r1;
 	warp_stage	o;
@@ -794,7 +835,7 @@ warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, ui
 			ended = (w.m_end >> (k - 1)) & 1;
 			total_k += k;
 		}
-		rc = warp_decode_run(dec, a, &o, cum, c, c_end, r, r_end - r, v + 1, v + total_k, lane);
+		rc = warp_decode_run(dec, a, &o, cum, sink, c, c_end, r, r_end - r, v + 1, v + total_k, lane);
 		if (rc != GSST_OK)
 			break;
 		if (ended)
@@ -842,6 +883,7 @@ k_decode_split_warp(gg_decode_args a, const gg_decoder *dec_global)
 	__shared__ __align__(16) gg_decoder dec;
 	__shared__ __align__(16) uint8_t stage[WARP_SPLIT_THREADS / 32][SPLIT_STAGE_BYTES];
 	__shared__ uint4 cum[WARP_SPLIT_THREADS / 32][32];
+	__shared__ unsigned long long sink[WARP_SPLIT_THREADS];
 	unsigned	warp = threadIdx.x / 32;
 	unsigned	lane = threadIdx.x % 32;
 	uint64_t	s = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
@@ -852,7 +894,7 @@ k_decode_split_warp(gg_decode_args a, const gg_decoder *dec_global)
 		*(uint4 *) (stage[warp] + 16 * i) = make_uint4(0, 0, 0, 0);
 	__syncthreads();
 	if (s < a.nsplits)
-		warp_decode_split(&dec, &a, s, stage[warp], cum[warp], lane);
+		warp_decode_split(&dec, &a, s, stage[warp], cum[warp], &sink[threadIdx.x], lane);
 }
 
 /*
@@ -868,6 +910,7 @@ k_decode_value_staged(gg_decode_args a, const gg_decoder *dec_global, uint64_t c
 {
 	__shared__ __align__(16) gg_decoder dec;
 	__shared__ __align__(16) uint8_t stage[DECODE_VALUE_THREADS / 32][VALUES_STAGE_BYTES];
+	__shared__ unsigned long long sink[DECODE_VALUE_THREADS];
 	unsigned	lane = threadIdx.x % 32;
 	uint8_t    *stg = stage[threadIdx.x / 32];
 	uint64_t	first = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) & ~(uint64_t) 31;
@@ -917,7 +960,7 @@ k_decode_value_staged(gg_decode_args a, const gg_decoder *dec_global, uint64_t c
 						produced = 0,
 						nout = vr1 - vr0;
 
-			stage_acc8_init(&acc, stg, (uint32_t) (head + (vr0 - r_first)));
+			stage_acc8_init(&acc, stg, (uint32_t) (head + (vr0 - r_first)), &sink[threadIdx.x]);
 			in.lo = (uintptr_t) a.codes;
 			in.hi = (uintptr_t) a.codes + a.code_bytes;
 			gg_in_seek(&in, in.lo + vc0);
