@@ -284,6 +284,39 @@ match_step(const train_work *w, const uint8_t *p, uint32_t *record)
 }
 
 /*
+ * match_sample through the 4-way hashes, in one lane: for a table whose
+ * long symbols the cuckoo table could not place (long_slots_ok == 0), whose
+ * slots then hold nothing meaningful.  Rare, so kept simple.
+ */
+static void
+match_sample_hashed(train_work *w, size_t limit, size_t lane_start[MATCH_LANES],
+					size_t lane_records[MATCH_LANES])
+{
+	const uint8_t *p = w->sample;
+	const uint8_t *end = w->sample + limit;
+	uint32_t   *record = w->records;
+
+	while (p < end)
+	{
+		uint64_t	word = load_u64(p);
+		uint32_t	first = (uint32_t) word & 0xFF;
+		unsigned	advance;
+		/* no length checks: no symbol reaches past a separator */
+		unsigned	code = gsst_match(&w->enc, word, GSST_MAX_SYMBOL_LEN, &advance);
+
+		*record++ = (code == GSST_ESCAPE ? ESCAPE_TOKEN(first) : code) |
+			first << 9 | (uint32_t) (advance > 1) << 17;
+		p += advance;
+	}
+	for (int k = 0; k < MATCH_LANES; k++)
+	{
+		lane_start[k] = 0;
+		lane_records[k] = 0;
+	}
+	lane_records[0] = (size_t) (record - w->records);
+}
+
+/*
  * Encode sample[0..limit) (limit just after a separator) with the current
  * table into records; lane k's records start at records + its first byte.
  * Sets lane_start[k] and lane_records[k].
@@ -422,7 +455,10 @@ count_sample(train_work *w, size_t limit, unsigned sep, int count_pairs, size_t 
 
 	memset(w->single_count, 0, sizeof(w->single_count));
 	*ntouched = 0;
-	match_sample(w, limit, lane_start, lane_records);
+	if (GSST_LIKELY(w->enc.long_slots_ok))
+		match_sample(w, limit, lane_start, lane_records);
+	else
+		match_sample_hashed(w, limit, lane_start, lane_records);
 	for (int k = 0; k < MATCH_LANES; k++)
 		code_bytes += count_records(w, w->records + lane_start[k], lane_records[k], sep,
 									count_pairs, ntouched);
