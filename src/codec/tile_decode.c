@@ -47,6 +47,12 @@ decode_piece(const gsst_tile *t, int stored_raw, uint64_t comp_from, uint64_t co
 #define DECODE_ROOM 64
 #define SHORT_CODES 16
 
+#if defined(__GNUC__) || defined(__clang__)
+#define GSST_NOINLINE __attribute__((noinline))
+#else
+#define GSST_NOINLINE
+#endif
+
 int			gsst_decode_simd_disabled = 0;
 
 typedef struct fast_decoder
@@ -299,21 +305,29 @@ decode_all_width(const gsst_tile *t, uint8_t *out, uint8_t *out_end, uint32_t wi
 /* 1: the CPU has what the AVX-512 path needs, 0: not, -1: not asked yet */
 static int	avx512_cpu = -1;
 
-static int
+/* Ask the CPU once; out of line, so that avx512_usable() is a load and a test. */
+static GSST_NOINLINE int
+avx512_cpu_check(void)
+{
+	int			cpu;
+
+	__builtin_cpu_init();
+	cpu = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+		__builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
+		__builtin_cpu_supports("avx512vbmi2") &&
+		__builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("bmi2") &&
+		__builtin_cpu_supports("popcnt");
+	__atomic_store_n(&avx512_cpu, cpu, __ATOMIC_RELAXED);
+	return cpu;
+}
+
+GSST_INLINE int
 avx512_usable(void)
 {
 	int			cpu = __atomic_load_n(&avx512_cpu, __ATOMIC_RELAXED);
 
 	if (GSST_UNLIKELY(cpu < 0))
-	{
-		__builtin_cpu_init();
-		cpu = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-			__builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
-			__builtin_cpu_supports("avx512vbmi2") &&
-			__builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("bmi2") &&
-			__builtin_cpu_supports("popcnt");
-		__atomic_store_n(&avx512_cpu, cpu, __ATOMIC_RELAXED);
-	}
+		cpu = avx512_cpu_check();
 	return cpu && !gsst_decode_simd_disabled;
 }
 
@@ -796,8 +810,13 @@ gsst_tile_decode_split(const gsst_tile *t, uint64_t s, uint8_t *out, size_t out_
 	return GSST_OK;
 }
 
-int64_t
-gsst_tile_decode_one(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_cap)
+/*
+ * gsst_tile_decode_one on the portable path after its argument checks.  Out
+ * of line, so that gsst_tile_decode_one stays a few instructions with no
+ * stack frame before its jump to the AVX-512 path.
+ */
+static GSST_NOINLINE int64_t
+decode_one_portable(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_cap)
 {
 	uint64_t	comp,
 				comp_end,
@@ -805,14 +824,6 @@ gsst_tile_decode_one(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_ca
 				raw_end;
 	int			rc;
 
-	if (t == NULL || (out == NULL && out_cap > 0))
-		return GSST_ERR_ARG;
-	if (i >= t->nvalues)
-		return GSST_ERR_OFFSET;
-#ifdef GSST_DECODE_AVX512
-	if (avx512_usable())
-		return avx512_tile_decode_one(t, i, out, out_cap);
-#endif
 	comp = read_entry(t->comp_offsets, i, t->offset_width);
 	comp_end = read_entry(t->comp_offsets, i + 1, t->offset_width);
 	raw = read_entry(t->raw_offsets, i, t->offset_width);
@@ -828,7 +839,6 @@ gsst_tile_decode_one(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_ca
 	{
 		fast_decoder d;
 
-
 		fast_decoder_init(&d, t);
 		rc = decode_value(&d, t, comp, comp_end, out, raw_end - raw, out + out_cap, 1);
 	}
@@ -838,4 +848,18 @@ gsst_tile_decode_one(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_ca
 	if (rc != GSST_OK)
 		return rc;
 	return (int64_t) (raw_end - raw);
+}
+
+int64_t
+gsst_tile_decode_one(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_cap)
+{
+	if (t == NULL || (out == NULL && out_cap > 0))
+		return GSST_ERR_ARG;
+	if (i >= t->nvalues)
+		return GSST_ERR_OFFSET;
+#ifdef GSST_DECODE_AVX512
+	if (avx512_usable())
+		return avx512_tile_decode_one(t, i, out, out_cap);
+#endif
+	return decode_one_portable(t, i, out, out_cap);
 }
