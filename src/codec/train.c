@@ -683,12 +683,14 @@ select_table(train_work *w, gsst_table *next, size_t ncandidates, double gain_sc
 	sort_item  *items = w->items;
 
 	ncandidates = keep_strongest(ranked, ncandidates);
-	/* stronger first: by gain, then shorter, then the order keep_strongest left */
+	/*
+	 * stronger first: by gain, then shorter, then the order keep_strongest
+	 * left (the sort is stable, so that order needs no key bytes)
+	 */
 	for (size_t i = 0; i < ncandidates; i++)
 	{
-		items[i].key = ~((uint64_t) ranked[i].gain << 24 |
-						 (uint64_t) (GSST_MAX_SYMBOL_LEN - ranked[i].len) << 20 |
-						 (uint64_t) (0xFFFFF - i));
+		items[i].key = ~((uint64_t) ranked[i].gain << 4 |
+						 (uint64_t) (GSST_MAX_SYMBOL_LEN - ranked[i].len));
 		items[i].index = (uint32_t) i;
 	}
 	sort_items(items, ncandidates, items + ncandidates);
