@@ -507,9 +507,13 @@ avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 	while (i < nvalues)
 	{
 		uint64_t	room = (uint64_t) (out_end - (out + raw));
+		uint32_t	comp_next = load_u32(comp_at + 4 * (i + 1));
 
-		/* a window needs 16 more index entries and 576 bytes of output */
-		if (GSST_LIKELY(i + 16 <= nvalues && room >= 64 * 8 + 64))
+		/*
+		 * A window needs 16 more index entries and 576 bytes of output; a
+		 * value of more than 64 codes goes alone at once.
+		 */
+		if (GSST_LIKELY(i + 16 <= nvalues && room >= 64 * 8 + 64 && comp_next - comp <= 64))
 		{
 			__m512i		c_prev = _mm512_loadu_si512(comp_at + 4 * i);
 			__m512i		c_next = _mm512_loadu_si512(comp_at + 4 * (i + 1));
@@ -599,7 +603,6 @@ avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 		}
 		/* one value on its own */
 		{
-			uint32_t	comp_next = load_u32(comp_at + 4 * (i + 1));
 			uint32_t	raw_next = load_u32(raw_at + 4 * (i + 1));
 			uint64_t	raw_len = raw_next - raw;
 			uint64_t	k = comp_next - comp;
