@@ -7,12 +7,15 @@
  *             first ~16 KB of them; one read-back; gsst_train on the host;
  *             the encoder table (10.5 KB) and tile header go back up.
  *   encode    one thread per work unit (~8 KB of values or segments), the
- *             encoder in shared memory; codes to a scratch area as large as
- *             the input, per-value offsets into the tile.
+ *             encoder in shared memory; codes to a scratch area in the
+ *             tile's own code area, per-value offsets into the tile.
  *   resolve   raw-or-encoded for values split across units.
  *   scan      unit sizes -> unit offsets in the code area (CUB).
- *   compact   one warp per unit copies its bytes into the tile, and turns
- *             unit-local value offsets into tile offsets.
+ *   compact   a chunk of units at a time (an eighth of the input): one
+ *             warp per unit copies its final bytes to a temp area and
+ *             turns unit-local value offsets into tile offsets; the grid
+ *             copies the chunk back into the code area, over scratch that
+ *             is already consumed.
  *   splits    the split table (a split starts at a unit start), sentinels,
  *             header with the code size; one 8-byte read-back of it.
  * Decode: one warp per split, runs of encoded values decoded 16 codes per
@@ -120,13 +123,21 @@ k_unit_size(gg_encode_args a)
 		gg_unit_size(&a, u);
 }
 
+/* units [u0, u1), one warp each, compacted into temp */
 __global__ void
-k_compact(gg_encode_args a)
+k_compact(gg_encode_args a, uint64_t u0, uint64_t u1)
 {
-	uint64_t	u = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	uint64_t	u = u0 + ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
 
-	if (u < a.nunits)
-		gg_compact_unit(&a, u, threadIdx.x % 32, 32);
+	if (u < u1)
+		gg_compact_unit(&a, u, threadIdx.x % 32, 32, a.temp, a.bases[u0]);
+}
+
+/* and from temp back into the tile's code area, by the whole grid */
+__global__ void
+k_copy_back(gg_encode_args a, uint64_t u0, uint64_t u1)
+{
+	gg_copy_back(&a, u0, u1, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x);
 }
 
 __global__ void
@@ -1049,6 +1060,7 @@ struct gsst_gpu
 {
 	gsst_gpu_config cfg;
 	int			device;
+	unsigned	copy_blocks;
 	int			broken;
 	char		msg[512];
 	gsst_gpu_stats stats;
@@ -1229,7 +1241,11 @@ gsst_gpu_last_error(const gsst_gpu *ctx)
 GG_EXPORT size_t
 gsst_gpu_tile_bound(size_t n, size_t raw_bytes, size_t split_bytes)
 {
-	return gsst_tile_bound(n, raw_bytes, split_bytes);
+	size_t		bound = gsst_tile_bound(n, raw_bytes, split_bytes);
+
+	if (bound == 0 || bound > SIZE_MAX - gg_scratch_slack(raw_bytes))
+		return 0;
+	return bound + gg_scratch_slack(raw_bytes);
 }
 
 static void
@@ -1360,6 +1376,8 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 		release(ctx);
 		return GSST_GPU_ERR_NO_DEVICE;
 	}
+	/* the copy-back grid: 8 blocks per SM cover any chunk in a few strides */
+	ctx->copy_blocks = 8 * (unsigned) prop.multiProcessorCount;
 	INIT_CU(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
 	INIT_CU(cudaEventCreate(&ctx->ev_start));
 	INIT_CU(cudaEventCreate(&ctx->ev_kernel));
@@ -1478,7 +1496,8 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	uint64_t	prefix_count;
 	size_t		scan_bytes = 0;
 	size_t		work_need,
-				at;
+				at,
+				scratch_at;
 	uint8_t    *h_enc_up,
 			   *h_prefix_up;
 	uint64_t   *h_code_bytes;
@@ -1574,9 +1593,12 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 		gg_plan_encode(&plan, n, meta[0], meta[1], meta[2], (uint32_t) ser_len,
 					   ctx->cfg.split_bytes, ctx->cfg.unit_bytes) != 0)
 		return set_error(ctx, GSST_GPU_ERR_LIMIT, "encode: batch too large");
-	if (tile_cap < gsst_tile_bound(n, plan.raw_bytes, ctx->cfg.split_bytes))
+	/* the scratch goes in the tile, from its code area's first 32-aligned byte */
+	scratch_at = gg_align_up((uintptr_t) d_tile + plan.layout.codes_at, 32) - (uintptr_t) d_tile;
+	if (tile_cap < gsst_tile_bound(n, plan.raw_bytes, ctx->cfg.split_bytes) ||
+		tile_cap < scratch_at + plan.scratch_bytes)
 		return set_error(ctx, GSST_GPU_ERR_SPACE, "encode: tile buffer of %zu bytes, need %zu",
-						 tile_cap, gsst_tile_bound(n, plan.raw_bytes, ctx->cfg.split_bytes));
+						 tile_cap, gsst_gpu_tile_bound(n, plan.raw_bytes, ctx->cfg.split_bytes));
 	if (plan.nunits > (uint64_t) INT32_MAX || plan.nunits * 32 / COMPACT_THREADS > (uint64_t) INT32_MAX)
 		return set_error(ctx, GSST_GPU_ERR_LIMIT, "encode: too many work units");
 
@@ -1593,7 +1615,7 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	CU(cudaMemcpyAsync(ctx->d_prefix, h_prefix_up, plan.layout.comp_at, cudaMemcpyHostToDevice,
 					   ctx->stream));
 
-	/* workspace: scratch, unit records, sizes, bases, scan temp */
+	/* workspace: compaction's temp, unit records, sizes, bases, scan temp */
 	{
 		uint64_t   *null_u64 = NULL;
 
@@ -1602,7 +1624,7 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	}
 	at = 0;
 	{
-		size_t		units_at = gg_align_up(plan.scratch_bytes, 256);
+		size_t		units_at = gg_align_up(plan.temp_bytes, 256);
 		size_t		sizes_at = gg_align_up(units_at + plan.nunits * sizeof(gg_unit), 256);
 		size_t		bases_at = gg_align_up(sizes_at + plan.nunits * 8, 256);
 		size_t		scan_at = gg_align_up(bases_at + plan.nunits * 8, 256);
@@ -1612,7 +1634,9 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 		if (rc != GSST_GPU_OK)
 			return rc;
 		memset(&a, 0, sizeof(a));
-		a.scratch = ctx->d_work + at;
+		a.temp = ctx->d_work + at;
+		a.temp_bytes = plan.temp_bytes;
+		a.scratch = (uint8_t *) d_tile + scratch_at;
 		a.units = (gg_unit *) (ctx->d_work + units_at);
 		a.sizes = (uint64_t *) (ctx->d_work + sizes_at);
 		a.bases = (uint64_t *) (ctx->d_work + bases_at);
@@ -1650,8 +1674,16 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	CU_LAUNCH("unit size kernel");
 	CU(cub::DeviceScan::ExclusiveSum(ctx->d_work + at, scan_bytes, a.sizes, a.bases,
 									 (int) plan.nunits, ctx->stream));
-	k_compact<<<blocks_for(plan.nunits * 32, COMPACT_THREADS), COMPACT_THREADS, 0, ctx->stream>>>(a);
-	CU_LAUNCH("compact kernel");
+	for (uint64_t u0 = 0; u0 < plan.nunits; u0 += plan.chunk_units)
+	{
+		uint64_t	u1 = u0 + plan.chunk_units < plan.nunits ? u0 + plan.chunk_units : plan.nunits;
+
+		k_compact<<<blocks_for((u1 - u0) * 32, COMPACT_THREADS), COMPACT_THREADS, 0,
+			ctx->stream>>>(a, u0, u1);
+		CU_LAUNCH("compact kernel");
+		k_copy_back<<<ctx->copy_blocks, COMPACT_THREADS, 0, ctx->stream>>>(a, u0, u1);
+		CU_LAUNCH("copy-back kernel");
+	}
 	k_splits<<<blocks_for(plan.nsplits + 1, 256), 256, 0, ctx->stream>>>(a);
 	CU_LAUNCH("split kernel");
 	k_prefix<<<blocks_for(prefix_count, 256), 256, 0, ctx->stream>>>(a, prefix_count);
@@ -1886,8 +1918,10 @@ gsst_gpu_encode(gsst_gpu *ctx, const uint8_t *table, size_t table_len, const uin
 	data_at = gg_align_up((n + 1) * 8, 256);
 	in_need = data_at + raw + 16;
 	rc = ensure_buffer(ctx, &ctx->d_stage_in, &ctx->stage_in_cap, in_need);
+	/* the device tile also holds the encoder's scratch */
 	if (rc == GSST_GPU_OK)
-		rc = ensure_buffer(ctx, &ctx->d_stage_out, &ctx->stage_out_cap, bound);
+		rc = ensure_buffer(ctx, &ctx->d_stage_out, &ctx->stage_out_cap,
+						   gsst_gpu_tile_bound(n, raw, ctx->cfg.split_bytes));
 	if (rc != GSST_GPU_OK)
 		return rc;
 	CU(cudaMemcpyAsync(ctx->d_stage_in, offsets, (n + 1) * 8, cudaMemcpyHostToDevice, ctx->stream));

@@ -114,15 +114,20 @@ int			gsst_gpu_get_info(gsst_gpu *ctx, gsst_gpu_info *info);
 
 int			gsst_gpu_last_stats(const gsst_gpu *ctx, gsst_gpu_stats *stats);
 
-/* Tile size bound for the encoder's output, as gsst_tile_bound(). */
+/*
+ * Room a device tile needs for gsst_gpu_encode_device: gsst_tile_bound()
+ * plus about 1.6% of the raw bytes, because the encoder keeps its scratch
+ * in the tile's code area (the finished tile is at most gsst_tile_bound()
+ * bytes).  0 on overflow.
+ */
 size_t		gsst_gpu_tile_bound(size_t n, size_t raw_bytes, size_t split_bytes);
 
 /*
  * Encode values data[offsets[i] .. offsets[i+1]) for i < n into a tile.
  * table/table_len: a serialized symbol table (FORMAT.md), or NULL/0 to
  * train one on a sample of the batch.  tile_cap must be at least
- * gsst_gpu_tile_bound(n, offsets[n] - offsets[0], split_bytes of the
- * config).  Host memory in and out.
+ * gsst_tile_bound(n, offsets[n] - offsets[0], split_bytes of the config).
+ * Host memory in and out.
  */
 int			gsst_gpu_encode(gsst_gpu *ctx, const uint8_t *table, size_t table_len,
 							const uint8_t *data, const uint64_t *offsets, size_t n,
@@ -144,7 +149,9 @@ int			gsst_gpu_decode_values(gsst_gpu *ctx, const uint8_t *tile, size_t tile_len
  * Device-pointer variants (pointers from cudaMalloc in the same process,
  * passed as void *).  d_offsets must be 8-byte aligned and d_tile 16-byte
  * aligned; d_data and d_out may have any alignment.  Every call returns
- * after its device work has finished.
+ * after its device work has finished.  For gsst_gpu_encode_device, tile_cap
+ * must be at least gsst_gpu_tile_bound(): the tile's room past tile_len is
+ * scratch, its bytes undefined afterwards.
  */
 int			gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table, size_t table_len,
 								   const void *d_data, const void *d_offsets, size_t n,

@@ -94,8 +94,10 @@ typedef struct gg_encode_args
 	uint64_t	nsplits;
 	uint64_t	raw_bytes;
 	uint32_t	width;
-	uint8_t    *scratch;
+	uint8_t    *scratch;		/* in the tile's code area (see the plan) */
 	uint64_t	scratch_bytes;
+	uint8_t    *temp;			/* compaction goes through it, a chunk at a time */
+	uint64_t	temp_bytes;
 	uint8_t    *tile;
 	uint64_t	comp_at;
 	uint64_t	raw_at;
@@ -1011,15 +1013,23 @@ gg_reencode_piece(const gg_encoder *enc, const gg_encode_args *a, uint64_t pos, 
 	}
 }
 
-/* ---- compaction: one unit per lane group ---- */
-
+/*
+ * ---- compaction: one unit per lane group ----
+ *
+ * The scratch lies in the tile's own code area, each unit's codes at or
+ * after the place they end up (a unit's final bytes never exceed its raw
+ * bytes).  So units are compacted a chunk at a time: the chunk's final
+ * bytes go to the temp area (gg_compact_unit with out = temp, out_base =
+ * the chunk's first base), then back into the code area (gg_copy_back),
+ * where they overwrite only scratch of this chunk and earlier ones.
+ */
 GG_FN void
-gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nlanes)
+gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nlanes,
+				uint8_t *out, uint64_t out_base)
 {
 	const gg_unit *r = &a->units[u];
 	uint64_t	base = a->bases[u];
-	uint8_t    *codes = a->tile + a->codes_at;
-	uint8_t    *dst = codes + base;
+	uint8_t    *dst = out + (base - out_base);
 	const uint8_t *scratch = a->scratch + gg_unit_scratch(u, r->raw_start);
 	uintptr_t	scr_lo = (uintptr_t) a->scratch;
 	uintptr_t	scr_hi = (uintptr_t) a->scratch + a->scratch_bytes;
@@ -1082,6 +1092,18 @@ gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nla
 		gg_write_entry(a->tile + a->comp_at, w, a->width, local + base + r->lead_final);
 		gg_write_entry(a->tile + a->raw_at, w, a->width, gg_ld_off(a->off, w) - a->off0);
 	}
+}
+
+/* the final bytes of units [u0, u1), compacted in temp, into the tile */
+GG_FN void
+gg_copy_back(const gg_encode_args *a, uint64_t u0, uint64_t u1, unsigned lane, unsigned nlanes)
+{
+	uint64_t	from = a->bases[u0];
+	uint64_t	to = u1 < a->nunits ? a->bases[u1] :
+		a->bases[a->nunits - 1] + a->sizes[a->nunits - 1];
+
+	gg_copy_lanes(a->tile + a->codes_at + from, a->temp, to - from, (uintptr_t) a->temp,
+				  (uintptr_t) a->temp + a->temp_bytes, lane, nlanes);
 }
 
 /* ---- split table, sentinels and header ---- */

@@ -18,8 +18,22 @@ typedef struct gg_plan
 	uint64_t	nunits;
 	uint64_t	nsplits;
 	uint64_t	units_per_split;
-	uint64_t	scratch_bytes;
+	uint64_t	scratch_bytes;	/* in the tile, from its code area's first
+								 * 32-aligned address */
+	uint64_t	temp_bytes;		/* compaction's own area */
+	uint64_t	chunk_units;	/* units compacted through it at a time */
 } gg_plan;
+
+/*
+ * The encoder's scratch lives in the tile's code area, so a device tile
+ * needs this much room beyond gsst_tile_bound(): 64 bytes per unit (units
+ * are at least one segment), 128, and 32-byte alignment.
+ */
+static inline uint64_t
+gg_scratch_slack(uint64_t raw_bytes)
+{
+	return 64 * (raw_bytes / GSST_SEGMENT_BYTES + 2) + 128 + 32;
+}
 
 /* split and unit sizes the GPU encoder accepts */
 static inline int
@@ -47,6 +61,16 @@ gg_plan_encode(gg_plan *p, uint64_t n, uint64_t off0, uint64_t last_start, uint6
 	p->units_per_split = split_bytes / unit_bytes;
 	/* each unit's area: its raw bytes rounded to 32, plus 64 (see body) */
 	p->scratch_bytes = p->raw_bytes + 64 * p->nunits + 128;
+	/*
+	 * A unit's final bytes are at most its raw bytes, less than one unit
+	 * plus one segment; an eighth of the input in temp makes 8 * (unit +
+	 * segment) / unit chunks: 12 with 8 KiB units
+	 */
+	p->temp_bytes = p->raw_bytes / 8;
+	if (p->temp_bytes < unit_bytes + GSST_SEGMENT_BYTES)
+		p->temp_bytes = unit_bytes + GSST_SEGMENT_BYTES;
+	p->temp_bytes = (p->temp_bytes + 255) & ~(uint64_t) 255;
+	p->chunk_units = p->temp_bytes / (unit_bytes + GSST_SEGMENT_BYTES);
 	return gg_compute_layout(&p->layout, gg_index_width(n, p->raw_bytes), table_bytes, n,
 							 p->nsplits);
 }

@@ -65,7 +65,8 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	}
 	if (gg_plan_encode(&plan, n, off[0], off[n - 1], off[n], (uint32_t) table_bytes,
 					   split_bytes, unit_bytes) != 0 ||
-		cap < gsst_tile_bound(n, plan.raw_bytes, split_bytes))
+		cap < gsst_tile_bound(n, plan.raw_bytes, split_bytes) ||
+		cap < gg_align_up(plan.layout.codes_at, 32) + plan.scratch_bytes)
 	{
 		free(genc);
 		return GSST_ERR_SPACE;
@@ -87,9 +88,13 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	a.nsplits = plan.nsplits;
 	a.raw_bytes = plan.raw_bytes;
 	a.width = plan.layout.width;
+	/* the scratch is the tile's code area, as on the GPU (tile is 32-aligned) */
 	a.scratch_bytes = plan.scratch_bytes;
-	a.scratch = malloc(plan.scratch_bytes);
+	a.scratch = tile + gg_align_up(plan.layout.codes_at, 32);
 	memset(a.scratch, 0xA5, plan.scratch_bytes);	/* poison */
+	a.temp_bytes = plan.temp_bytes;
+	a.temp = malloc(plan.temp_bytes);
+	memset(a.temp, 0x5A, plan.temp_bytes);
 	a.tile = tile;
 	a.comp_at = plan.layout.comp_at;
 	a.raw_at = plan.layout.raw_at;
@@ -122,16 +127,24 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 			sum += a.sizes[u];
 		}
 	}
-	for (uint64_t u = 0; u < plan.nunits; u++)
-		for (unsigned lane = 0; lane < nlanes; lane++)
-			gg_compact_unit(&a, u, lane, nlanes);
+	for (uint64_t u0 = 0; u0 < plan.nunits; u0 += plan.chunk_units)
+	{
+		uint64_t	u1 = u0 + plan.chunk_units < plan.nunits ? u0 + plan.chunk_units : plan.nunits;
+
+		for (uint64_t u = u0; u < u1; u++)
+			for (unsigned lane = 0; lane < nlanes; lane++)
+				gg_compact_unit(&a, u, lane, nlanes, a.temp, a.bases[u0]);
+		/* three lanes, to exercise the striding the grid uses */
+		for (unsigned lane = 0; lane < 3; lane++)
+			gg_copy_back(&a, u0, u1, lane, 3);
+	}
 	for (uint64_t k = 0; k <= plan.nsplits; k++)
 		gg_split_entry(&a, k);
 	for (uint64_t i = 0; i < plan.layout.comp_at + (plan.layout.codes_at - plan.layout.splits_end); i++)
 		gg_prefix_byte(&a, i);
 	*tile_len = plan.layout.codes_at + c;
 
-	free(a.scratch);
+	free(a.temp);
 	free(a.units);
 	free(a.sizes);
 	free(a.bases);

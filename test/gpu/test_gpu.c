@@ -96,7 +96,7 @@ check_batch(const char *name, const batch *b, const gsst_encoder *enc, int quick
 	{
 		uint64_t	split = configs[ci][0],
 					unit = configs[ci][1];
-		size_t		cap = gsst_tile_bound(b->n, raw, split);
+		size_t		cap = gsst_tile_bound(b->n, raw, split) + gg_scratch_slack(raw);
 		uint8_t    *cpu = malloc(cap),
 				   *gpu = malloc(cap),
 				   *out = malloc(raw + 1);
@@ -145,7 +145,7 @@ static void
 check_hostile(const batch *b, const gsst_encoder *enc)
 {
 	uint64_t	raw = b->off[b->n] - b->off[0];
-	size_t		cap = gsst_tile_bound(b->n, raw, 8192);
+	size_t		cap = gsst_tile_bound(b->n, raw, 8192) + gg_scratch_slack(raw);
 	uint8_t    *tile = malloc(cap),
 			   *bad = malloc(cap),
 			   *out = malloc(raw + 64);
@@ -186,7 +186,7 @@ check_layout(const batch *b, const gsst_encoder *enc)
 
 	for (uint64_t split = 4096; split <= 65536; split *= 4)
 	{
-		size_t		cap = gsst_tile_bound(b->n, raw, split);
+		size_t		cap = gsst_tile_bound(b->n, raw, split) + gg_scratch_slack(raw);
 		uint8_t    *tile = malloc(cap);
 		size_t		len = 0;
 		gsst_tile	t;
