@@ -750,6 +750,8 @@ select_table(train_work *w, gsst_table *next, size_t ncandidates, double gain_sc
 	}
 }
 
+#define ONCE_PAIRS_BELOW	1024
+
 /*
  * Turn this generation's counts into candidates: every token, and every
  * concatenation of two adjacent tokens that fits in 8 bytes.  The pair
@@ -760,7 +762,8 @@ gather_candidates(train_work *w, const gsst_table *current, size_t ntouched,
 				  unsigned sep, int extend, double gain_scale)
 {
 	size_t		n = 0,
-				nkept = 0;
+				nkept = 0,
+				nonce = 0;
 
 	for (unsigned token = 0; token < NTOKENS; token++)
 	{
@@ -787,12 +790,37 @@ gather_candidates(train_work *w, const gsst_table *current, size_t ntouched,
 		w->pair_count[index] = 0;
 		if (!extend || index >= NO_PAIR)
 			continue;
+		if (count == 1)
+		{
+			/* later, if needed (the list is read ahead of this write) */
+			w->touched_pairs[nonce++] = index;
+			continue;
+		}
 		token_symbol(current, index / NTOKENS, &sym1, &len1);
 		token_symbol(current, index % NTOKENS, &sym2, &len2);
 		if (len1 + len2 > GSST_MAX_SYMBOL_LEN)
 			continue;
 		n = add_candidate(w, n, sym1 | sym2 << (8 * len1), len1 + len2,
 						  count * (len1 + len2));
+	}
+
+	/*
+	 * Pairs seen once (gain at most 8) matter only when candidates are
+	 * few; else they are most of the hash inserts for nothing.
+	 */
+	for (size_t i = 0; i < nonce && n < ONCE_PAIRS_BELOW; i++)
+	{
+		uint32_t	index = w->touched_pairs[i];
+		uint64_t	sym1,
+					sym2;
+		unsigned	len1,
+					len2;
+
+		token_symbol(current, index / NTOKENS, &sym1, &len1);
+		token_symbol(current, index % NTOKENS, &sym2, &len2);
+		if (len1 + len2 > GSST_MAX_SYMBOL_LEN)
+			continue;
+		n = add_candidate(w, n, sym1 | sym2 << (8 * len1), len1 + len2, len1 + len2);
 	}
 
 	/*
