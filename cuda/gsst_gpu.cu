@@ -123,14 +123,19 @@ k_unit_size(gg_encode_args a)
 		gg_unit_size(&a, u);
 }
 
-/* units [u0, u1), one warp each, compacted into temp */
+/* units [u0, u1), one warp each, compacted into temp (or straight into the tile) */
 __global__ void
 k_compact(gg_encode_args a, uint64_t u0, uint64_t u1)
 {
 	uint64_t	u = u0 + ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
 
 	if (u < u1)
-		gg_compact_unit(&a, u, threadIdx.x % 32, 32, a.temp, a.bases[u0]);
+	{
+		bool		direct = gg_chunk_direct(&a, u0, u1);
+
+		gg_compact_unit(&a, u, threadIdx.x % 32, 32, direct ? a.tile + a.codes_at : a.temp,
+						direct ? 0 : a.bases[u0]);
+	}
 }
 
 /* and from temp back into the tile's code area, by the whole grid */

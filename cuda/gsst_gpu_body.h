@@ -1021,7 +1021,9 @@ gg_reencode_piece(const gg_encoder *enc, const gg_encode_args *a, uint64_t pos, 
  * bytes).  So units are compacted a chunk at a time: the chunk's final
  * bytes go to the temp area (gg_compact_unit with out = temp, out_base =
  * the chunk's first base), then back into the code area (gg_copy_back),
- * where they overwrite only scratch of this chunk and earlier ones.
+ * where they overwrite only scratch of this chunk and earlier ones; or
+ * straight into the code area when that misses the chunk's scratch
+ * (gg_chunk_direct).
  */
 GG_FN void
 gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nlanes,
@@ -1094,14 +1096,36 @@ gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nla
 	}
 }
 
+/* where the final bytes of units [u0, u1) end in the code area */
+GG_FN uint64_t
+gg_chunk_end(const gg_encode_args *a, uint64_t u1)
+{
+	return u1 < a->nunits ? a->bases[u1] : a->bases[a->nunits - 1] + a->sizes[a->nunits - 1];
+}
+
+/*
+ * Whether units [u0, u1) can be compacted straight into the code area: their
+ * final bytes all end before the first of their scratch (usual once the
+ * codes are shorter than the input, except near its start).  Both
+ * compaction kernels decide it from the same device data.
+ */
+GG_FN int
+gg_chunk_direct(const gg_encode_args *a, uint64_t u0, uint64_t u1)
+{
+	uint64_t	scratch_in_codes = (uint64_t) (a->scratch - (a->tile + a->codes_at));
+
+	return gg_chunk_end(a, u1) <= scratch_in_codes + gg_unit_scratch(u0, a->units[u0].raw_start);
+}
+
 /* the final bytes of units [u0, u1), compacted in temp, into the tile */
 GG_FN void
 gg_copy_back(const gg_encode_args *a, uint64_t u0, uint64_t u1, unsigned lane, unsigned nlanes)
 {
 	uint64_t	from = a->bases[u0];
-	uint64_t	to = u1 < a->nunits ? a->bases[u1] :
-		a->bases[a->nunits - 1] + a->sizes[a->nunits - 1];
+	uint64_t	to = gg_chunk_end(a, u1);
 
+	if (gg_chunk_direct(a, u0, u1))
+		return;
 	gg_copy_lanes(a->tile + a->codes_at + from, a->temp, to - from, (uintptr_t) a->temp,
 				  (uintptr_t) a->temp + a->temp_bytes, lane, nlanes);
 }

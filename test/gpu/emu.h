@@ -12,6 +12,10 @@
 
 #include "gsst_gpu_plan.h"
 
+/* compaction chunks emulated, and how many went straight into the tile */
+static uint64_t emu_chunks,
+			emu_direct_chunks;
+
 /* Sample as the library does; fills values/lens (pointers into sample). */
 static size_t
 emu_sample(const uint8_t *data, const uint64_t *off, uint64_t n, uint32_t target,
@@ -131,9 +135,14 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	{
 		uint64_t	u1 = u0 + plan.chunk_units < plan.nunits ? u0 + plan.chunk_units : plan.nunits;
 
+		int			direct = gg_chunk_direct(&a, u0, u1);
+
 		for (uint64_t u = u0; u < u1; u++)
 			for (unsigned lane = 0; lane < nlanes; lane++)
-				gg_compact_unit(&a, u, lane, nlanes, a.temp, a.bases[u0]);
+				gg_compact_unit(&a, u, lane, nlanes, direct ? a.tile + a.codes_at : a.temp,
+								direct ? 0 : a.bases[u0]);
+		emu_direct_chunks += direct;
+		emu_chunks++;
 		/* three lanes, to exercise the striding the grid uses */
 		for (unsigned lane = 0; lane < 3; lane++)
 			gg_copy_back(&a, u0, u1, lane, 3);

@@ -371,6 +371,10 @@ main(int argc, char **argv)
 		batch_free(&b);
 	}
 
+	/* both ways of compacting ran: through the temp area, and straight */
+	CHECK(emu_direct_chunks > 0 && emu_direct_chunks < emu_chunks,
+		  "compaction chunks: %llu of %llu direct", (unsigned long long) emu_direct_chunks,
+		  (unsigned long long) emu_chunks);
 	if (lib)
 		check_abi(lib);
 	else
