@@ -747,38 +747,53 @@ put_values_in_lanes_avx512(tile_writer *w, size_t i, size_t n)
 		}
 	}
 
-	/* move the codes to the tile in value order */
-	nonempty = 0;
-	for (size_t k = 0; k < nlanes; k++)
+	/*
+	 * Move the codes to the tile in value order.  The state is in locals:
+	 * through w, every byte store could alias it, and reloading comp made a
+	 * chain from one value to the next.
+	 */
 	{
-		const uint8_t *code_start = b.out + b.out_at[k];
+		const uint64_t *offsets = w->offsets;
+		uint8_t    *comp_entries = w->out + w->l.comp_at;
+		uint8_t    *raw_entries = w->out + w->l.raw_at;
+		uint8_t    *codes = w->codes;
+		uint32_t	width = w->l.width;
+		uint64_t	comp = w->comp;
+		uint64_t	first_offset = offsets[0];
 
-		for (size_t v = b.first[k]; v < b.first[k + 1]; v++)
+		nonempty = 0;
+		for (size_t k = 0; k < nlanes; k++)
 		{
-			uint64_t	raw_start = w->offsets[v] - w->offsets[0];
-			uint64_t	len = w->offsets[v + 1] - w->offsets[v];
-			const uint8_t *code_end;
-			size_t		code_len;
+			const uint8_t *code_start = b.out + b.out_at[k];
 
-			write_entry(w->out + w->l.comp_at, v, w->l.width, w->comp);
-			write_entry(w->out + w->l.raw_at, v, w->l.width, raw_start);
-			start_piece(w, v, raw_start, w->comp);
-			if (len == 0)
-				continue;
-			code_end = b.out + b.end[nonempty++];
-			code_len = (size_t) (code_end - code_start);
-			if (GSST_LIKELY(code_len < len))
+			for (size_t v = b.first[k]; v < b.first[k + 1]; v++)
 			{
-				copy_with_slack(w->codes + w->comp, code_start, code_len);
-				w->comp += code_len;
+				uint64_t	raw_start = offsets[v] - first_offset;
+				uint64_t	len = offsets[v + 1] - offsets[v];
+				const uint8_t *code_end;
+				size_t		code_len;
+
+				write_entry(comp_entries, v, width, comp);
+				write_entry(raw_entries, v, width, raw_start);
+				start_piece(w, v, raw_start, comp);
+				if (len == 0)
+					continue;
+				code_end = b.out + b.end[nonempty++];
+				code_len = (size_t) (code_end - code_start);
+				if (GSST_LIKELY(code_len < len))
+				{
+					copy_with_slack(codes + comp, code_start, code_len);
+					comp += code_len;
+				}
+				else
+				{
+					memcpy(codes + comp, w->data + offsets[v], len);
+					comp += len;
+				}
+				code_start = code_end;
 			}
-			else
-			{
-				memcpy(w->codes + w->comp, w->data + w->offsets[v], len);
-				w->comp += len;
-			}
-			code_start = code_end;
 		}
+		w->comp = comp;
 	}
 	return i;
 }
