@@ -470,6 +470,23 @@ check_value_starts(const gg_decode_args *a, uint64_t *vn, uint64_t vlast, uint64
 	return GSST_OK;
 }
 
+/* the sum of x over the lanes below this one; *total: over all 32 */
+__device__ __forceinline__ uint32_t
+warp_exclusive_sum(uint32_t x, unsigned lane, uint32_t *total)
+{
+	uint32_t	incl = x;
+
+	for (uint32_t d = 1; d < 32; d <<= 1)
+	{
+		uint32_t	t = __shfl_up_sync(FULL_MASK, incl, d);
+
+		if (lane >= d)
+			incl += t;
+	}
+	*total = __shfl_sync(FULL_MASK, incl, 31);
+	return incl - x;
+}
+
 /* 16 code bytes from p (any alignment), bytes outside [lo, hi) zero */
 __device__ __forceinline__ void
 load_codes16(uintptr_t p, uintptr_t lo, uintptr_t hi, uint64_t *w0, uint64_t *w1)
@@ -552,7 +569,6 @@ warp_decode_run(const gg_decoder *dec, const gg_decode_args *a, warp_stage *o, u
 			{
 				uint32_t	cw[4] = {0, 0, 0, 0};
 				uint32_t	sum,
-							incl,
 							total,
 							e;
 				bool		bad = false;
@@ -562,16 +578,7 @@ warp_decode_run(const gg_decoder *dec, const gg_decode_args *a, warp_stage *o, u
 					wide_lengths<false>(dec, w0, w1, kl, cw, &bad);
 				if (__any_sync(FULL_MASK, bad))
 					return GSST_ERR_BAD_CODE;
-				incl = sum;
-				for (uint32_t d = 1; d < 32; d <<= 1)
-				{
-					uint32_t	t = __shfl_up_sync(FULL_MASK, incl, d);
-
-					if (lane >= d)
-						incl += t;
-				}
-				total = __shfl_sync(FULL_MASK, incl, 31);
-				e = incl - sum;
+				e = warp_exclusive_sum(sum, lane, &total);
 				if (produced + total > expect)
 					return GSST_ERR_LENGTH;
 				if (total > SPLIT_STAGE_BYTES - 16)
@@ -606,7 +613,6 @@ narrow:
 			uint32_t	esc_mask = __ballot_sync(FULL_MASK, in && byte == GSST_ESCAPE);
 			uint32_t	lit_mask = 0;
 			uint32_t	len,
-						incl,
 						total,
 						excl;
 			uint64_t	sym;
@@ -649,16 +655,7 @@ narrow:
 			}
 			if (__ballot_sync(FULL_MASK, in && !is_lit && !is_esc && len == 0))
 				return GSST_ERR_BAD_CODE;
-			incl = len;
-			for (uint32_t d = 1; d < 32; d <<= 1)
-			{
-				uint32_t	t = __shfl_up_sync(FULL_MASK, incl, d);
-
-				if (lane >= d)
-					incl += t;
-			}
-			total = __shfl_sync(FULL_MASK, incl, 31);
-			excl = incl - len;
+			excl = warp_exclusive_sum(len, lane, &total);
 			if (produced + total > expect)
 				return GSST_ERR_LENGTH;
 			rc = check_value_starts(a, &vn, vlast, c, c + w, r + produced, false, excl, cum,
