@@ -250,6 +250,7 @@ token_symbol(const gsst_table *t, unsigned token, uint64_t *symbol, unsigned *le
  * the other lanes.
  */
 #define MATCH_LANES 4
+#define MATCH_MAX_LANES 32	/* the AVX-512 lanes */
 
 GSST_INLINE const uint8_t *
 match_step(const train_work *w, const uint8_t *p, uint32_t *record)
@@ -289,8 +290,8 @@ match_step(const train_work *w, const uint8_t *p, uint32_t *record)
  * slots then hold nothing meaningful.  Rare, so kept simple.
  */
 static void
-match_sample_hashed(train_work *w, size_t limit, size_t lane_start[MATCH_LANES],
-					size_t lane_records[MATCH_LANES])
+match_sample_hashed(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LANES],
+					size_t lane_records[MATCH_MAX_LANES])
 {
 	const uint8_t *p = w->sample;
 	const uint8_t *end = w->sample + limit;
@@ -308,7 +309,7 @@ match_sample_hashed(train_work *w, size_t limit, size_t lane_start[MATCH_LANES],
 			first << 9 | (uint32_t) (advance > 1) << 17;
 		p += advance;
 	}
-	for (int k = 0; k < MATCH_LANES; k++)
+	for (int k = 0; k < MATCH_MAX_LANES; k++)
 	{
 		lane_start[k] = 0;
 		lane_records[k] = 0;
@@ -322,8 +323,8 @@ match_sample_hashed(train_work *w, size_t limit, size_t lane_start[MATCH_LANES],
  * Sets lane_start[k] and lane_records[k].
  */
 static void
-match_sample(train_work *w, size_t limit, size_t lane_start[MATCH_LANES],
-			 size_t lane_records[MATCH_LANES])
+match_sample(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LANES],
+			 size_t lane_records[MATCH_MAX_LANES])
 {
 	const uint8_t *p[MATCH_LANES],
 			   *end[MATCH_LANES];
@@ -394,7 +395,174 @@ match_sample(train_work *w, size_t limit, size_t lane_start[MATCH_LANES],
 			p[k] = match_step(w, p[k], record[k]++);
 		lane_records[k] = (size_t) (record[k] - (w->records + lane_start[k]));
 	}
+	for (int k = MATCH_LANES; k < MATCH_MAX_LANES; k++)
+		lane_start[k] = lane_records[k] = 0;
 }
+
+/*
+ * match_sample with AVX-512, chosen at run time: 2 groups of 16 lanes (the
+ * groups are independent chains, so their steps overlap), each lane over
+ * its own run of pieces; the step is that of the tile encoder's AVX-512
+ * lanes without length checks (see lay_out_sample), and a scatter writes
+ * the records.  The records and their order per lane are those of
+ * match_step, and count_records reads the lanes in order, so the tables do
+ * not depend on the number of lanes.  GSST_NO_SIMD builds without it.
+ */
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GSST_NO_SIMD)
+#define GSST_TRAIN_AVX512 1
+#include <immintrin.h>
+
+#define TV_TARGET		"avx512f,avx512bw,avx512vl,avx512dq,bmi,bmi2,popcnt"
+#define TV_GROUPS		2
+
+/* 1: the CPU has what the AVX-512 lanes need, 0: not, -1: not asked yet */
+static int	tv_cpu = -1;
+
+static int
+tv_usable(void)
+{
+	int			cpu = __atomic_load_n(&tv_cpu, __ATOMIC_RELAXED);
+
+	if (GSST_UNLIKELY(cpu < 0))
+	{
+		__builtin_cpu_init();
+		cpu = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+			__builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
+			__builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
+		__atomic_store_n(&tv_cpu, cpu, __ATOMIC_RELAXED);
+	}
+	return cpu && !gsst_encode_simd_disabled;
+}
+
+/* One step of 16 lanes: p the sample offsets, r the record indexes. */
+static inline __attribute__((target(TV_TARGET), always_inline)) void
+tv_step(const train_work *w, __m512i masks, __m512i *pp, __m512i *rr, __mmask16 *act,
+		__m512i pend)
+{
+	const gsst_encoder *enc = &w->enc;
+	const __m512i low24 = _mm512_set1_epi32(0xFFFFFF);
+	const __m512i low16 = _mm512_set1_epi32(0xFFFF);
+	const __m512i low8 = _mm512_set1_epi32(0xFF);
+	const __m512i one = _mm512_set1_epi32(1);
+	const __m512i three = _mm512_set1_epi32(3);
+	const void *slots = &enc->long_slot[0][0];
+	const void *entries = enc->long_entry;
+	__m512i		p = *pp;
+	__mmask16	active = *act;
+	__m512i		word0 = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), (__mmask8) active,
+													_mm512_castsi512_si256(p), w->sample, 1);
+	__m512i		word1 = _mm512_mask_i32gather_epi64(_mm512_setzero_si512(), (__mmask8) (active >> 8),
+													_mm512_extracti64x4_epi64(p, 1), w->sample, 1);
+	__m512i		head = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(word0)),
+										  _mm512_cvtepi64_epi32(word1), 1);
+	__m512i		prefix = _mm512_and_si512(head, low24);
+	__m512i		first = _mm512_and_si512(head, low8);
+	__m512i		slot0 = _mm512_srli_epi32(_mm512_mullo_epi32(prefix, _mm512_set1_epi32((int) enc->long_mul[0])), 22);
+	__m512i		slot1 = _mm512_srli_epi32(_mm512_mullo_epi32(prefix, _mm512_set1_epi32((int) enc->long_mul[1])), 22);
+	__m512i		entry0 = _mm512_and_si512(_mm512_i32gather_epi32(slot0, entries, 2), low16);
+	__m512i		entry1 = _mm512_and_si512(_mm512_i32gather_epi32(slot1, entries, 2), low16);
+	__m512i		at0 = _mm512_slli_epi32(slot0, 1);
+	__m512i		at1 = _mm512_slli_epi32(slot1, 1);
+	__m512i		len0 = _mm512_srli_epi32(entry0, 8);
+	__m512i		len1 = _mm512_srli_epi32(entry1, 8);
+	__m512i		sym00 = _mm512_i32gather_epi64(_mm512_castsi512_si256(at0), slots, 8);
+	__m512i		sym01 = _mm512_i32gather_epi64(_mm512_extracti64x4_epi64(at0, 1), slots, 8);
+	__m512i		sym10 = _mm512_i32gather_epi64(_mm512_castsi512_si256(at1), slots, 8);
+	__m512i		sym11 = _mm512_i32gather_epi64(_mm512_extracti64x4_epi64(at1, 1), slots, 8);
+	__m512i		mask00 = _mm512_permutexvar_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(len0)), masks);
+	__m512i		mask01 = _mm512_permutexvar_epi64(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(len0, 1)), masks);
+	__m512i		mask10 = _mm512_permutexvar_epi64(_mm512_cvtepu32_epi64(_mm512_castsi512_si256(len1)), masks);
+	__m512i		mask11 = _mm512_permutexvar_epi64(_mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(len1, 1)), masks);
+	/* a real long symbol has 3..8 bytes (an empty slot says 1) */
+	__mmask16	hit0 = _mm512_kunpackb(_mm512_testn_epi64_mask(_mm512_xor_si512(word1, sym01), mask01),
+									   _mm512_testn_epi64_mask(_mm512_xor_si512(word0, sym00), mask00)) &
+		_mm512_cmpge_epu32_mask(len0, three);
+	__mmask16	hit1 = _mm512_kunpackb(_mm512_testn_epi64_mask(_mm512_xor_si512(word1, sym11), mask11),
+									   _mm512_testn_epi64_mask(_mm512_xor_si512(word0, sym10), mask10)) &
+		_mm512_cmpge_epu32_mask(len1, three);
+	__m512i		pair = _mm512_and_si512(_mm512_i32gather_epi32(_mm512_and_si512(head, low16),
+															   w->pair_code_plus_one, 1), low8);
+	__m512i		entry = _mm512_and_si512(_mm512_i32gather_epi32(first, enc->byte_entry, 2), low16);
+	__m512i		code,
+				advance,
+				token;
+
+	entry = _mm512_mask_add_epi32(entry, _mm512_test_epi32_mask(pair, pair), pair,
+								  _mm512_set1_epi32((2 << 8) - 1));
+	entry = _mm512_mask_mov_epi32(entry, hit1, entry1);
+	entry = _mm512_mask_mov_epi32(entry, hit0, entry0);
+	code = _mm512_and_si512(entry, low8);
+	advance = _mm512_srli_epi32(entry, 8);
+	token = _mm512_mask_add_epi32(code, _mm512_cmpeq_epu32_mask(code, low8), first,
+								  _mm512_set1_epi32(256));
+	token = _mm512_or_si512(token, _mm512_slli_epi32(first, 9));
+	token = _mm512_mask_or_epi32(token, _mm512_cmpgt_epu32_mask(advance, one), token,
+								 _mm512_set1_epi32(1 << 17));
+	_mm512_mask_i32scatter_epi32((void *) w->records, active, *rr, token, 4);
+	*rr = _mm512_mask_add_epi32(*rr, active, *rr, one);
+	p = _mm512_mask_add_epi32(p, active, p, advance);
+	*act = _mm512_cmplt_epu32_mask(p, pend);
+	*pp = p;
+}
+
+__attribute__((target(TV_TARGET), noinline))
+static void
+match_sample_avx512(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LANES],
+					size_t lane_records[MATCH_MAX_LANES])
+{
+	uint32_t	start[MATCH_MAX_LANES],
+				stop[MATCH_MAX_LANES],
+				next[MATCH_MAX_LANES];
+	size_t		at = 0;
+	__m512i		p[TV_GROUPS],
+				r[TV_GROUPS],
+				pend[TV_GROUPS];
+	__mmask16	active[TV_GROUPS];
+	const __m512i masks = _mm512_set_epi64(0x00FFFFFFFFFFFFFFll, 0x0000FFFFFFFFFFFFll,
+										   0x000000FFFFFFFFFFll, 0x00000000FFFFFFFFll,
+										   0x0000000000FFFFFFll, 0x000000000000FFFFll,
+										   0x00000000000000FFll, -1ll);
+
+	for (int k = 0; k < MATCH_MAX_LANES; k++)
+	{
+		size_t		lane_end = limit * (size_t) (k + 1) / MATCH_MAX_LANES;
+
+		/* lanes begin and end just after a separator */
+		if (lane_end < at)
+			lane_end = at;
+		while (lane_end > 0 && lane_end < limit &&
+			   w->sample[lane_end - 1] != w->sample[limit - 1])
+			lane_end++;
+		lane_start[k] = at;
+		start[k] = (uint32_t) at;
+		stop[k] = (uint32_t) lane_end;
+		at = lane_end;
+	}
+	for (int g = 0; g < TV_GROUPS; g++)
+	{
+		p[g] = _mm512_loadu_si512(start + 16 * g);
+		r[g] = p[g];			/* a lane's records start at its first byte */
+		pend[g] = _mm512_loadu_si512(stop + 16 * g);
+		active[g] = _mm512_cmplt_epu32_mask(p[g], pend[g]);
+	}
+	for (;;)
+	{
+		__mmask16	any = 0;
+
+		for (int g = 0; g < TV_GROUPS; g++)
+		{
+			tv_step(w, masks, &p[g], &r[g], &active[g], pend[g]);
+			any |= active[g];
+		}
+		if (!any)
+			break;
+	}
+	for (int g = 0; g < TV_GROUPS; g++)
+		_mm512_storeu_si512(next + 16 * g, r[g]);
+	for (int k = 0; k < MATCH_MAX_LANES; k++)
+		lane_records[k] = next[k] - start[k];
+}
+#endif							/* GSST_TRAIN_AVX512 */
 
 /*
  * Count tokens and (when count_pairs) adjacent pairs of the records, and
@@ -449,17 +617,21 @@ count_records(train_work *w, const uint32_t *records, size_t nrecords, unsigned 
 static uint64_t
 count_sample(train_work *w, size_t limit, unsigned sep, int count_pairs, size_t *ntouched)
 {
-	size_t		lane_start[MATCH_LANES],
-				lane_records[MATCH_LANES];
+	size_t		lane_start[MATCH_MAX_LANES],
+				lane_records[MATCH_MAX_LANES];
 	uint64_t	code_bytes = 0;
 
 	memset(w->single_count, 0, sizeof(w->single_count));
 	*ntouched = 0;
-	if (GSST_LIKELY(w->enc.long_slots_ok))
-		match_sample(w, limit, lane_start, lane_records);
-	else
+	if (GSST_UNLIKELY(!w->enc.long_slots_ok))
 		match_sample_hashed(w, limit, lane_start, lane_records);
-	for (int k = 0; k < MATCH_LANES; k++)
+#ifdef GSST_TRAIN_AVX512
+	else if (tv_usable())
+		match_sample_avx512(w, limit, lane_start, lane_records);
+#endif
+	else
+		match_sample(w, limit, lane_start, lane_records);
+	for (int k = 0; k < MATCH_MAX_LANES; k++)
 		code_bytes += count_records(w, w->records + lane_start[k], lane_records[k], sep,
 									count_pairs, ntouched);
 	return code_bytes;
