@@ -477,10 +477,10 @@ avx512_decode_value(const avx512_tables *v, const uint8_t *in,
 
 /*
  * decode_all for 4-byte index entries.  A window starts at value i and
- * takes the values (at most 16) that end within 64 codes of comp[i], up to
- * the first non-empty stored raw value.  Its codes decode as one stream,
- * escapes included (an escape decodes to nothing and the byte after it to
- * itself).  The window is good when its codes are used ones or escapes
+ * takes the values (at most 16) that end within 64 codes of comp[i].  Its
+ * codes decode as one stream, escapes included (an escape decodes to
+ * nothing and the byte after it to itself), and so do stored raw values
+ * (each byte to itself).  The window is good when its codes are used ones or escapes
  * with their literal in the same value, and, for each value j in it, the
  * lengths of the codes before comp[j + 1] add up to raw[j + 1] - raw[i]:
  * then each value decodes on its own to exactly its length, as the scalar
@@ -529,19 +529,19 @@ avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 			__m512i		codes = _mm512_mask_loadu_epi8(escapes, _bzhi_u64(~0ull, take),
 													   d.codes + comp);
 			__mmask16	fits = _mm512_cmple_epu32_mask(rel_c, _mm512_set1_epi32((int) take));
-			unsigned	m = _tzcnt_u32((unsigned) (~fits | stored_raw) | 0x10000u);
+			unsigned	m = _tzcnt_u32((unsigned) ~fits | 0x10000u);
 			/* values of more than 64 codes go alone */
 			if (GSST_LIKELY(m > 0))
 			{
 				uint32_t	ncodes = load_u32(comp_at + 4 * (i + m)) - comp;
 				uint32_t	nraw = load_u32(raw_at + 4 * (i + m)) - raw;
 				__mmask64	valid = _bzhi_u64(~0ull, ncodes);
-				__mmask64	escape = _mm512_mask_cmpeq_epu8_mask(valid, codes, escapes);
-				__mmask64	literal = escape << 1;
-				/* an escape after an escape may be a literal 0xFF: the slow path sorts it out */
-				__mmask64	bad = _mm512_mask_cmpge_epu8_mask(valid & ~escape & ~literal, codes, nsymbols) |
-					(escape & literal);
 				__mmask16	in_window = (__mmask16) _bzhi_u32(0xFFFF, m);
+				unsigned	raw_values = stored_raw & in_window;
+				__mmask64	verbatim = 0;
+				__mmask64	escape,
+							literal,
+							bad;
 				__mmask16	nonempty = _mm512_test_epi32_mask(rel_c, rel_c);
 				__m512i		last = _mm512_sub_epi32(rel_c, one);	/* each value's last code */
 				__m512i		lens = avx512_lens64(&v, codes);
@@ -551,6 +551,20 @@ avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 							at_end;
 				__mmask16	ends;
 
+				/* the bytes of stored raw values decode to themselves, as literals do */
+				while (GSST_UNLIKELY(raw_values != 0))
+				{
+					unsigned	j = _tzcnt_u32(raw_values);
+
+					verbatim |= _bzhi_u64(~0ull, load_u32(comp_at + 4 * (i + j + 1)) - comp) &
+						~_bzhi_u64(~0ull, load_u32(comp_at + 4 * (i + j)) - comp);
+					raw_values &= raw_values - 1;
+				}
+				escape = _mm512_mask_cmpeq_epu8_mask(valid & ~verbatim, codes, escapes);
+				literal = (escape << 1) | verbatim;
+				/* an escape after an escape may be a literal 0xFF: the slow path sorts it out */
+				bad = _mm512_mask_cmpge_epu8_mask(valid & ~escape & ~literal, codes, nsymbols) |
+					(escape & literal);
 				/* an escape that is a value's last code dangles */
 				if (GSST_UNLIKELY(escape != 0) &&
 					_mm_mask_bitshuffle_epi64_mask(in_window & nonempty, _mm_set1_epi64x((long long) escape),
