@@ -1071,10 +1071,13 @@ gsst_train(gsst_table *table, const uint8_t *const *values, const size_t *lens,
 	for (int generation = 0; generation <= GENERATIONS; generation++)
 	{
 		size_t		ntouched;
-		/* early generations look at a part of the sample: faster */
+		/*
+		 * early generations look at a part of the sample, halving back
+		 * from the full one (1/8, 1/4, 1/2): their tables are only a start
+		 * (1/4, 2/4, 3/4 gave 0.005 more ratio for 13% more training time)
+		 */
 		size_t		limit = generation >= FULL_FROM ? sample_size :
-			after_separator(w, sample_size * (size_t) (generation + 1) / (FULL_FROM + 1),
-							sample_size, sep);
+			after_separator(w, sample_size >> (FULL_FROM - generation), sample_size, sep);
 		uint64_t	code_bytes;
 		size_t		ncandidates;
 
