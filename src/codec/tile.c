@@ -981,9 +981,33 @@ validate_splits(const gsst_tile *t)
 					(raw - value_raw) % GSST_SEGMENT_BYTES != 0 ||
 					comp < value_comp || comp > next_comp)
 					return GSST_ERR_OFFSET;
-				if (next_comp - value_comp == next_raw - value_raw &&
-					comp - value_comp != raw - value_raw)
-					return GSST_ERR_OFFSET;
+				if (next_comp - value_comp == next_raw - value_raw)
+				{
+					if (comp - value_comp != raw - value_raw)
+						return GSST_ERR_OFFSET;
+				}
+				else
+				{
+					/*
+					 * The codes up to the split must decode to exactly the
+					 * raw bytes up to it (from the value's start, or from the
+					 * split before when it is in the same value), as a
+					 * decoder that starts at the split assumes.
+					 */
+					uint64_t	from_comp = value_comp,
+								from_raw = value_raw;
+					int64_t		n;
+
+					if (s > 0 && value_prev == v && raw_prev > value_raw)
+					{
+						from_comp = comp_prev;
+						from_raw = raw_prev;
+					}
+					n = gsst_decoded_length(&t->table, t->codes + from_comp,
+											(size_t) (comp - from_comp));
+					if (n < 0 || (uint64_t) n != raw - from_raw)
+						return GSST_ERR_LENGTH;
+				}
 			}
 		}
 		value_prev = v;
