@@ -143,6 +143,9 @@ hash_lookup(const uint32_t *hash, uint32_t key)
 /* Tests set it to run the portable encoder on a CPU with AVX-512. */
 extern int	gsst_encode_simd_disabled;
 
+/* the CPU runs the AVX-512 encode lanes (x86-64 builds with SIMD only) */
+extern int	gsst_cpu_has_encode_lanes(void);
+
 /*
  * gsst_encoder_init without short_code (128 KB to fill, for each of the
  * trainer's generations): the trainer matches with the hashes.

@@ -488,8 +488,9 @@ int			gsst_encode_simd_disabled = 0;
 /* 1: the CPU has what the AVX-512 lanes need, 0: not, -1: not asked yet */
 static int	v_cpu = -1;
 
-static int
-v_usable(void)
+/* shared by the tile encoder and training's matching lanes */
+int
+gsst_cpu_has_encode_lanes(void)
 {
 	int			cpu = __atomic_load_n(&v_cpu, __ATOMIC_RELAXED);
 
@@ -501,7 +502,13 @@ v_usable(void)
 			__builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
 		__atomic_store_n(&v_cpu, cpu, __ATOMIC_RELAXED);
 	}
-	return cpu && !gsst_encode_simd_disabled;
+	return cpu;
+}
+
+static int
+v_usable(void)
+{
+	return gsst_cpu_has_encode_lanes() && !gsst_encode_simd_disabled;
 }
 
 /* short_code right after byte_entry: one gather serves both */

@@ -415,23 +415,10 @@ match_sample(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LANES],
 #define TV_TARGET		"avx512f,avx512bw,avx512vl,avx512dq,bmi,bmi2,popcnt"
 #define TV_GROUPS		2
 
-/* 1: the CPU has what the AVX-512 lanes need, 0: not, -1: not asked yet */
-static int	tv_cpu = -1;
-
 static int
 tv_usable(void)
 {
-	int			cpu = __atomic_load_n(&tv_cpu, __ATOMIC_RELAXED);
-
-	if (GSST_UNLIKELY(cpu < 0))
-	{
-		__builtin_cpu_init();
-		cpu = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-			__builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq") &&
-			__builtin_cpu_supports("bmi2") && __builtin_cpu_supports("popcnt");
-		__atomic_store_n(&tv_cpu, cpu, __ATOMIC_RELAXED);
-	}
-	return cpu && !gsst_encode_simd_disabled;
+	return gsst_cpu_has_encode_lanes() && !gsst_encode_simd_disabled;
 }
 
 /* One step of 16 lanes: p the sample offsets, r the record indexes. */
