@@ -140,6 +140,21 @@ hash_lookup(const uint32_t *hash, uint32_t key)
 	return found ^ GSST_ESCAPE;
 }
 
+/* Bytes of a symbol as a big-endian number: orders like memcmp. */
+GSST_INLINE uint64_t
+symbol_sort_key(uint64_t symbol)
+{
+#if defined(__GNUC__) || defined(__clang__)
+	return __builtin_bswap64(symbol);
+#else
+	uint64_t	key = 0;
+
+	for (int i = 0; i < 8; i++)
+		key = (key << 8) | ((symbol >> (8 * i)) & 0xFF);
+	return key;
+#endif
+}
+
 /* Tests set it to run the portable encoder on a CPU with AVX-512. */
 extern int	gsst_encode_simd_disabled;
 

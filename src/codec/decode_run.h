@@ -138,6 +138,18 @@ bytes_at_least(uint64_t x, unsigned n)
 }
 
 /*
+ * Code i of the word w: its symbol's 8 bytes stored at o, o advanced by its
+ * length (symbol, len and o in scope).  Unrolled by hand at each use:
+ * compilers keep a loop with variable shifts.
+ */
+#define GSST_DECODE_SLOT(w, i) \
+	do { \
+		unsigned	code_ = (unsigned) ((w) >> (8 * (i))) & 0xFF; \
+		store_u64(o, symbol[code_]); \
+		o += len[code_]; \
+	} while (0)
+
+/*
  * Decode the k codes at in (a whole value) to exactly raw_len bytes at out,
  * 8 codes per block with no branch per code: a short last block is padded
  * with escape bytes, whose table entry is 8 zero bytes of length 0.
@@ -168,26 +180,18 @@ decode_value_blocks(const gsst_table *table, const uint8_t *in, size_t k,
 			return 1;
 		/* padding is escapes */
 		codes |= ~valid_bytes;
-		/* unrolled by hand: compilers keep a loop with variable shifts */
-#define DECODE_SLOT(i) \
-		do { \
-			unsigned	code = (unsigned) (codes >> (8 * (i))) & 0xFF; \
-			store_u64(o, symbol[code]); \
-			o += len[code]; \
-		} while (0)
-		DECODE_SLOT(0);
-		DECODE_SLOT(1);
-		DECODE_SLOT(2);
-		DECODE_SLOT(3);
+		GSST_DECODE_SLOT(codes, 0);
+		GSST_DECODE_SLOT(codes, 1);
+		GSST_DECODE_SLOT(codes, 2);
+		GSST_DECODE_SLOT(codes, 3);
 		/* half a block suffices for short values (often of equal sizes) */
 		if (valid > 4)
 		{
-			DECODE_SLOT(4);
-			DECODE_SLOT(5);
-			DECODE_SLOT(6);
-			DECODE_SLOT(7);
+			GSST_DECODE_SLOT(codes, 4);
+			GSST_DECODE_SLOT(codes, 5);
+			GSST_DECODE_SLOT(codes, 6);
+			GSST_DECODE_SLOT(codes, 7);
 		}
-#undef DECODE_SLOT
 		if (GSST_UNLIKELY((size_t) (o - out) > raw_len))
 			return 1;
 	}

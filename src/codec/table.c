@@ -33,21 +33,6 @@ gsst_strerror(int status)
 	return "unknown error";
 }
 
-/* Bytes of a symbol as a big-endian number: orders like memcmp. */
-static uint64_t
-symbol_sort_key(uint64_t symbol)
-{
-#if defined(__GNUC__) || defined(__clang__)
-	return __builtin_bswap64(symbol);
-#else
-	uint64_t	key = 0;
-
-	for (int i = 0; i < 8; i++)
-		key = (key << 8) | ((symbol >> (8 * i)) & 0xFF);
-	return key;
-#endif
-}
-
 /* Canonical order: by length, then by bytes.  Returns <0, 0, >0. */
 static int
 symbol_compare(uint64_t sym_a, unsigned len_a, uint64_t sym_b, unsigned len_b)

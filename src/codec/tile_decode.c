@@ -104,22 +104,14 @@ decode_word(const fast_decoder *d, uint64_t w, uint8_t *o)
 	const uint64_t *symbol = d->symbol;
 	const uint8_t *len = d->len;
 
-	/* unrolled by hand: compilers keep a loop with variable shifts */
-#define DECODE_SLOT(i) \
-	do { \
-		unsigned	code = (unsigned) (w >> (8 * (i))) & 0xFF; \
-		store_u64(o, symbol[code]); \
-		o += len[code]; \
-	} while (0)
-	DECODE_SLOT(0);
-	DECODE_SLOT(1);
-	DECODE_SLOT(2);
-	DECODE_SLOT(3);
-	DECODE_SLOT(4);
-	DECODE_SLOT(5);
-	DECODE_SLOT(6);
-	DECODE_SLOT(7);
-#undef DECODE_SLOT
+	GSST_DECODE_SLOT(w, 0);
+	GSST_DECODE_SLOT(w, 1);
+	GSST_DECODE_SLOT(w, 2);
+	GSST_DECODE_SLOT(w, 3);
+	GSST_DECODE_SLOT(w, 4);
+	GSST_DECODE_SLOT(w, 5);
+	GSST_DECODE_SLOT(w, 6);
+	GSST_DECODE_SLOT(w, 7);
 	return o;
 }
 

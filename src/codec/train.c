@@ -730,21 +730,6 @@ sort_items(sort_item *items, size_t n, sort_item *scratch)
 		memcpy(items, from, n * sizeof(sort_item));
 }
 
-/* Bytes of a symbol as a big-endian number: orders like memcmp. */
-GSST_INLINE uint64_t
-big_endian_key(uint64_t symbol)
-{
-#if defined(__GNUC__) || defined(__clang__)
-	return __builtin_bswap64(symbol);
-#else
-	uint64_t	key = 0;
-
-	for (int i = 0; i < 8; i++)
-		key = (key << 8) | ((symbol >> (8 * i)) & 0xFF);
-	return key;
-#endif
-}
-
 /*
  * Gain classes for a histogram: exact below GAIN_EXACT, then by 4096s
  * (gains are below 2^22, see candidate).
@@ -891,7 +876,7 @@ select_table(train_work *w, gsst_table *next, size_t ncandidates, double gain_sc
 	 */
 	for (size_t i = 0; i < n; i++)
 	{
-		items[i].key = big_endian_key(symbols[i]) >> 8 | (uint64_t) lens[i] << 56;
+		items[i].key = symbol_sort_key(symbols[i]) >> 8 | (uint64_t) lens[i] << 56;
 		items[i].index = (uint32_t) i;
 	}
 	sort_items(items, n, items + n);
