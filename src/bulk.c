@@ -1004,7 +1004,7 @@ learn_from_batch(GsstColumn *gc, GsstBatchColumn *col)
 	if (n == 0)
 		return;
 	work = palloc0(gsst_train_work_bytes());
-	rc = gsst_train(&table, values, lens, n, work);
+	rc = gsst_train_generations(&table, values, lens, n, work, GSST_PG_TRAIN_GENERATIONS);
 	pfree(work);
 	if (rc != GSST_OK)
 	{

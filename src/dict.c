@@ -675,7 +675,8 @@ learn_from_sample(SampleEntry *se)
 	int			rc;
 
 	work = palloc(gsst_train_work_bytes());
-	rc = gsst_train(&table, se->values, se->lens, se->nvalues, work);
+	rc = gsst_train_generations(&table, se->values, se->lens, se->nvalues, work,
+								GSST_PG_TRAIN_GENERATIONS);
 	pfree(work);
 	drop_sample(se);
 	if (rc != GSST_OK)

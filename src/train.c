@@ -206,7 +206,9 @@ gsst_train_column(Oid relid, const char *attname, int32 family, bool quiet)
 	{
 		gsst_table	table;
 		void	   *work = palloc(gsst_train_work_bytes());
-		int			rc = gsst_train(&table, sample.values, sample.lens, sample.n, work);
+		int			rc = gsst_train_generations(&table, sample.values, sample.lens,
+												sample.n, work,
+												GSST_PG_TRAIN_GENERATIONS);
 
 		if (rc != GSST_OK)
 			ereport(ERROR,

@@ -17,7 +17,6 @@
 #define SAMPLE_PIECE_MAX	512		/* bytes taken from one long value */
 /* value bytes, a separator after each piece, and 8 bytes of load slack */
 #define SAMPLE_CAP			(2 * SAMPLE_BYTES + 16)
-#define GENERATIONS			5
 #define FULL_FROM			3		/* generations before see a part of the sample */
 #define NTOKENS				512		/* codes 0..254, escapes 256 + byte */
 #define ESCAPE_TOKEN(b)		(256u + (b))
@@ -1009,6 +1008,13 @@ int
 gsst_train(gsst_table *table, const uint8_t *const *values, const size_t *lens,
 		   size_t n, void *work)
 {
+	return gsst_train_generations(table, values, lens, n, work, GSST_TRAIN_GENERATIONS);
+}
+
+int
+gsst_train_generations(gsst_table *table, const uint8_t *const *values, const size_t *lens,
+					   size_t n, void *work, int generations)
+{
 	train_work *w = work;
 	size_t		sample_bytes,
 				sample_size,
@@ -1019,7 +1025,8 @@ gsst_train(gsst_table *table, const uint8_t *const *values, const size_t *lens,
 	uint64_t	best_cost;
 	double		gain_scale;
 
-	if (table == NULL || w == NULL || (n > 0 && (values == NULL || lens == NULL)))
+	if (table == NULL || w == NULL || (n > 0 && (values == NULL || lens == NULL)) ||
+		generations < 1 || generations > GSST_TRAIN_MAX_GENERATIONS)
 		return GSST_ERR_ARG;
 
 	/*
@@ -1040,7 +1047,7 @@ gsst_train(gsst_table *table, const uint8_t *const *values, const size_t *lens,
 
 	gain_scale = sample_bytes == 0 ? 1.0 : (double) total_bytes / (double) sample_bytes;
 
-	for (int generation = 0; generation <= GENERATIONS; generation++)
+	for (int generation = 0; generation <= generations; generation++)
 	{
 		size_t		ntouched;
 		/*
@@ -1048,14 +1055,15 @@ gsst_train(gsst_table *table, const uint8_t *const *values, const size_t *lens,
 		 * from the full one (1/8, 1/4, 1/2): their tables are only a start
 		 * (1/4, 2/4, 3/4 gave 0.005 more ratio for 13% more training time)
 		 */
-		size_t		limit = generation >= FULL_FROM ? sample_size :
-			after_separator(w, sample_size >> (FULL_FROM - generation), sample_size, sep);
+		int			full_from = generations < FULL_FROM ? generations : FULL_FROM;
+		size_t		limit = generation >= full_from ? sample_size :
+			after_separator(w, sample_size >> (full_from - generation), sample_size, sep);
 		uint64_t	code_bytes;
 		size_t		ncandidates;
 
 		gsst_encoder_init_for_training(&w->enc, &current);
 		mark_pairs(w, &current, 0);
-		code_bytes = count_sample(w, limit, sep, generation < GENERATIONS, &ntouched);
+		code_bytes = count_sample(w, limit, sep, generation < generations, &ntouched);
 
 		/* score the current table on the whole sample */
 		if (limit >= sample_size)
@@ -1071,10 +1079,10 @@ gsst_train(gsst_table *table, const uint8_t *const *values, const size_t *lens,
 			}
 		}
 		mark_pairs(w, &current, 1);		/* the work buffer stays zeroed */
-		if (generation == GENERATIONS)
+		if (generation == generations)
 			break;
 		ncandidates = gather_candidates(w, &current, ntouched, sep,
-										generation < GENERATIONS - 1, gain_scale);
+										generation < generations - 1, gain_scale);
 		select_table(w, &current, ncandidates, gain_scale);
 	}
 	return GSST_OK;

@@ -1691,6 +1691,46 @@ test_training_determinism(void)
 	vs_free(&text);
 }
 
+/*
+ * gsst_train_generations: any count in range gives a valid table that
+ * round-trips; the default count gives gsst_train's table; out of range is
+ * an argument error.
+ */
+static void
+test_training_generations(void)
+{
+	static const int counts[] = {1, 2, 3, 5, 12, GSST_TRAIN_MAX_GENERATIONS};
+	value_set	text, binary;
+	gsst_table	t,
+				dflt;
+	gsst_encoder enc;
+	void	   *work = xmalloc(gsst_train_work_bytes());
+	const uint8_t *one = (const uint8_t *) "abc";
+	size_t		one_len = 3;
+
+	CHECK_EQ(gsst_train_generations(&t, &one, &one_len, 1, work, 0), GSST_ERR_ARG);
+	CHECK_EQ(gsst_train_generations(&t, &one, &one_len, 1, work,
+									GSST_TRAIN_MAX_GENERATIONS + 1), GSST_ERR_ARG);
+	free(work);
+	generated_training_sets(&text, &binary);
+	CHECK_EQ(vs_train(&text, &dflt), GSST_OK);
+	for (size_t k = 0; k < sizeof(counts) / sizeof(counts[0]); k++)
+	{
+		if (!CHECK_EQ(vs_train_generations(&text, &t, counts[k]), GSST_OK))
+			continue;
+		check_trained_table_valid(&t);
+		CHECK(t.nsymbols > 0);	/* the last generation is always scored */
+		encoder_from_table(&enc, &t);
+		check_tile(&enc, &text, 0, TILE_VERIFY_CODES);
+		if (counts[k] == GSST_TRAIN_GENERATIONS)
+			CHECK(t.nsymbols == dflt.nsymbols &&
+				  memcmp(t.symbol, dflt.symbol, sizeof(t.symbol)) == 0 &&
+				  memcmp(t.len, dflt.len, sizeof(t.len)) == 0);
+	}
+	vs_free(&binary);
+	vs_free(&text);
+}
+
 /* Scratch memory full of garbage must not change (or hang) training. */
 static void
 test_training_dirty_scratch(void)
@@ -2906,6 +2946,7 @@ static const test_case tests[] = {
 	TEST(test_segment_restart),
 	TEST(test_value_sizes),
 	TEST(test_training_determinism),
+	TEST(test_training_generations),
 	TEST(test_training_dirty_scratch),
 	TEST(test_training_edge_cases),
 	TEST(test_roundtrip_dbtext),

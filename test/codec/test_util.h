@@ -226,7 +226,7 @@ vs_load_lines(value_set *vs, const char *path)
 
 /* Train a table on every value of vs; returns the gsst status. */
 static inline int
-vs_train(const value_set *vs, gsst_table *table)
+vs_train_generations(const value_set *vs, gsst_table *table, int generations)
 {
 	const uint8_t **ptrs = xmalloc(sizeof(*ptrs) * vs->n);
 	size_t	   *lens = xmalloc(sizeof(*lens) * vs->n);
@@ -241,12 +241,20 @@ vs_train(const value_set *vs, gsst_table *table)
 		abort();
 	for (size_t i = 0; i < vs->n; i++)
 		ptrs[i] = vs_value(vs, i, &lens[i]);
-	int			rc = gsst_train(table, ptrs, lens, vs->n, work);
+	int			rc = generations == GSST_TRAIN_GENERATIONS ?
+		gsst_train(table, ptrs, lens, vs->n, work) :
+		gsst_train_generations(table, ptrs, lens, vs->n, work, generations);
 
 	free(work);
 	free(lens);
 	free(ptrs);
 	return rc;
+}
+
+static inline int
+vs_train(const value_set *vs, gsst_table *table)
+{
+	return vs_train_generations(vs, table, GSST_TRAIN_GENERATIONS);
 }
 
 /* ---- reference encoder, straight from FORMAT.md's encoding rule ---- */
