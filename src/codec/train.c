@@ -316,6 +316,24 @@ match_sample_hashed(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LAN
 	lane_records[0] = (size_t) (record - w->records);
 }
 
+
+/*
+ * Where lane k of nlanes ends over sample[0, limit): an even share, moved
+ * forward to just after a separator (and not before at, where it starts).
+ */
+GSST_INLINE size_t
+lane_boundary(const train_work *w, size_t limit, int k, int nlanes, size_t at)
+{
+	size_t		lane_end = limit * (size_t) (k + 1) / (size_t) nlanes;
+
+	if (lane_end < at)
+		lane_end = at;
+	while (lane_end > 0 && lane_end < limit &&
+		   w->sample[lane_end - 1] != w->sample[limit - 1])
+		lane_end++;
+	return lane_end;
+}
+
 /*
  * Encode sample[0..limit) (limit just after a separator) with the current
  * table into records; lane k's records start at records + its first byte.
@@ -332,14 +350,8 @@ match_sample(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LANES],
 
 	for (int k = 0; k < MATCH_LANES; k++)
 	{
-		size_t		lane_end = limit * (size_t) (k + 1) / MATCH_LANES;
+		size_t		lane_end = lane_boundary(w, limit, k, MATCH_LANES, at);
 
-		/* lanes begin and end just after a separator */
-		if (lane_end < at)
-			lane_end = at;
-		while (lane_end > 0 && lane_end < limit &&
-			   w->sample[lane_end - 1] != w->sample[limit - 1])
-			lane_end++;
 		lane_start[k] = at;
 		p[k] = w->sample + at;
 		end[k] = w->sample + lane_end;
@@ -511,14 +523,8 @@ match_sample_avx512(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LAN
 
 	for (int k = 0; k < MATCH_MAX_LANES; k++)
 	{
-		size_t		lane_end = limit * (size_t) (k + 1) / MATCH_MAX_LANES;
+		size_t		lane_end = lane_boundary(w, limit, k, MATCH_MAX_LANES, at);
 
-		/* lanes begin and end just after a separator */
-		if (lane_end < at)
-			lane_end = at;
-		while (lane_end > 0 && lane_end < limit &&
-			   w->sample[lane_end - 1] != w->sample[limit - 1])
-			lane_end++;
 		lane_start[k] = at;
 		start[k] = (uint32_t) at;
 		stop[k] = (uint32_t) lane_end;
