@@ -316,7 +316,6 @@ match_sample_hashed(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LAN
 	lane_records[0] = (size_t) (record - w->records);
 }
 
-
 /*
  * Where lane k of nlanes ends over sample[0, limit): an even share, moved
  * forward to just after a separator (and not before at, where it starts).
