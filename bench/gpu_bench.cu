@@ -500,6 +500,7 @@ run_checks(const char *dir, uint64_t mb, bool quick)
 		{32768, 8192, 0},
 		{8192, 4096, GSST_GPU_FLAG_THREAD_SPLITS | GSST_GPU_FLAG_DIRECT_VALUES},
 		{65536, 16384, 0},
+		{16384, 8192, GSST_GPU_FLAG_STAGED_VALUES},
 	};
 	std::vector<std::string> files;
 

@@ -434,8 +434,9 @@ wide_append(const gg_decoder *dec, uint64_t w0, uint64_t w1, uint32_t kl, const 
  * offsets: base + e of the owning lane, plus, in a wide step, the owner's
  * running sum in cum.  Value starts are sorted (the run scan checked).
  */
+template <class Src>
 __device__ __forceinline__ int
-check_value_starts(const gg_decode_args *a, uint64_t *vn, uint64_t vlast, uint64_t cs,
+check_value_starts(const Src &src, uint64_t *vn, uint64_t vlast, uint64_t cs,
 				   uint64_t step_end, uint64_t base, bool wide, uint32_t e, const uint4 *cum,
 				   uint32_t lit_mask, uint64_t pre_vc, uint64_t pre_vr, unsigned lane)
 {
@@ -443,8 +444,8 @@ check_value_starts(const gg_decode_args *a, uint64_t *vn, uint64_t vlast, uint64
 	{
 		uint64_t	i = *vn + lane;
 		bool		inr = i < vlast;
-		uint64_t	vc = first ? pre_vc : inr ? gg_read_entry(a->comp, i, a->width) : 0;
-		uint64_t	vr = first ? pre_vr : inr ? gg_read_entry(a->raw, i, a->width) : 0;
+		uint64_t	vc = first ? pre_vc : inr ? src.vc(i) : 0;
+		uint64_t	vr = first ? pre_vr : inr ? src.vr(i) : 0;
 		bool		here = inr && vc < step_end;
 		uint32_t	m = __ballot_sync(FULL_MASK, here);
 		uint32_t	off = here && vc >= cs ? (uint32_t) (vc - cs) : 0;
@@ -512,6 +513,76 @@ load_codes16(uintptr_t p, uintptr_t lo, uintptr_t hi, uint64_t *w0, uint64_t *w1
 }
 
 /*
+ * Where a run's codes and its value starts come from.  src_tile: the tile
+ * in global memory, value i's offsets from its index.  src_gathered: codes
+ * that decode_values gathered value by value into shared memory, with
+ * each value's start in the gathered codes and in the output.
+ */
+struct src_tile
+{
+	const gg_decode_args *a;
+
+	__device__	__forceinline__ src_tile(const gg_decode_args *args):a(args)
+	{
+	}
+	__device__ __forceinline__ void load16(uint64_t p, uint64_t *w0, uint64_t *w1) const
+	{
+		load_codes16((uintptr_t) a->codes + p, (uintptr_t) a->codes,
+					 (uintptr_t) a->codes + a->code_bytes, w0, w1);
+	}
+	__device__ __forceinline__ uint32_t byte(uint64_t p) const
+	{
+		return __ldg(a->codes + p);
+	}
+	__device__ __forceinline__ uint64_t vc(uint64_t i) const
+	{
+		return gg_read_entry(a->comp, i, a->width);
+	}
+	__device__ __forceinline__ uint64_t vr(uint64_t i) const
+	{
+		return gg_read_entry(a->raw, i, a->width);
+	}
+};
+
+struct src_gathered
+{
+	const uint8_t *buf;			/* 16-aligned, readable 32 bytes past the codes */
+	const uint32_t *vcs;		/* value k starts at buf[vcs[k]] */
+	const uint32_t *vrs;		/* ... and at output byte vrs[k] of the batch */
+
+	__device__ __forceinline__ void load16(uint64_t p, uint64_t *w0, uint64_t *w1) const
+	{
+		uint32_t	base = (uint32_t) p & ~15u;
+		unsigned	o = (unsigned) p & 15u;
+		unsigned	sh = 8 * (o & 7);
+		uint4		x = *(const uint4 *) (buf + base);
+		uint4		y = *(const uint4 *) (buf + base + 16);
+		uint64_t	x0 = ((uint64_t) x.y << 32) | x.x,
+					x1 = ((uint64_t) x.w << 32) | x.z,
+					x2 = ((uint64_t) y.y << 32) | y.x,
+					x3 = ((uint64_t) y.w << 32) | y.z;
+		uint64_t	a = o < 8 ? x0 : x1;
+		uint64_t	b = o < 8 ? x1 : x2;
+		uint64_t	c = o < 8 ? x2 : x3;
+
+		*w0 = (a >> sh) | ((b << 1) << (63 - sh));
+		*w1 = (b >> sh) | ((c << 1) << (63 - sh));
+	}
+	__device__ __forceinline__ uint32_t byte(uint64_t p) const
+	{
+		return buf[p];
+	}
+	__device__ __forceinline__ uint64_t vc(uint64_t k) const
+	{
+		return vcs[k];
+	}
+	__device__ __forceinline__ uint64_t vr(uint64_t k) const
+	{
+		return vrs[k];
+	}
+};
+
+/*
  * Decode the code run [c, c_end) of consecutive encoded values (the first
  * one, value vn - 1, may have begun before c) to exactly expect bytes into
  * the stage, and check the starts of values vn .. vlast-1 on the way.
@@ -523,15 +594,13 @@ load_codes16(uintptr_t p, uintptr_t lo, uintptr_t hi, uint64_t *w0, uint64_t *w1
  * narrow step of 32 codes, one per lane, with escapes resolved by a scan
  * of the ballot.  Returns a gsst_status (warp-uniform).
  */
+template <class Src>
 __device__ __forceinline__ int
-warp_decode_run(const gg_decoder *dec, const gg_decode_args *a, warp_stage *o, uint4 *cum,
+warp_decode_run(const gg_decoder *dec, const Src &src, warp_stage *o, uint4 *cum,
 				unsigned long long *sink,
 				uint64_t c, uint64_t c_end, uint64_t r, uint64_t expect, uint64_t vn,
 				uint64_t vlast, unsigned lane)
 {
-	const uint8_t *codes = a->codes;
-	uintptr_t	codes_lo = (uintptr_t) codes,
-				codes_hi = (uintptr_t) codes + a->code_bytes;
 	uint64_t	produced = 0;
 	uint32_t	carry = 0;		/* the next byte is an escaped literal */
 	int			rc;
@@ -544,8 +613,8 @@ warp_decode_run(const gg_decoder *dec, const gg_decode_args *a, warp_stage *o, u
 
 		if (vn + lane < vlast)
 		{
-			pre_vc = gg_read_entry(a->comp, vn + lane, a->width);
-			pre_vr = gg_read_entry(a->raw, vn + lane, a->width);
+			pre_vc = src.vc(vn + lane);
+			pre_vr = src.vr(vn + lane);
 		}
 		if (!carry)
 		{
@@ -558,7 +627,7 @@ warp_decode_run(const gg_decoder *dec, const gg_decode_args *a, warp_stage *o, u
 
 			if (kl > 0)
 			{
-				load_codes16(codes_lo + c + first, codes_lo, codes_hi, &w0, &w1);
+				src.load16(c + first, &w0, &w1);
 				w0 &= gg_low_mask(kl < 8 ? kl : 8);
 				w1 &= gg_low_mask(kl > 8 ? kl - 8 : 0);
 			}
@@ -591,7 +660,7 @@ warp_decode_run(const gg_decoder *dec, const gg_decode_args *a, warp_stage *o, u
 				else
 					wide_append<false>(dec, w0, w1, kl, cw, sum, o->stg, o->fill + e, sink);
 				__syncwarp();
-				rc = check_value_starts(a, &vn, vlast, c, c + n, r + produced, true, e, cum, 0,
+				rc = check_value_starts(src, &vn, vlast, c, c + n, r + produced, true, e, cum, 0,
 										pre_vc, pre_vr, lane);
 				if (rc != GSST_OK)
 					return rc;
@@ -609,7 +678,7 @@ narrow:
 		{
 			uint32_t	w = c_end - c < 32 ? (uint32_t) (c_end - c) : 32u;
 			bool		in = lane < w;
-			uint32_t	byte = in ? __ldg(codes + c + lane) : 0;
+			uint32_t	byte = in ? src.byte(c + lane) : 0;
 			uint32_t	esc_mask = __ballot_sync(FULL_MASK, in && byte == GSST_ESCAPE);
 			uint32_t	lit_mask = 0;
 			uint32_t	len,
@@ -658,7 +727,7 @@ narrow:
 			excl = warp_exclusive_sum(len, lane, &total);
 			if (produced + total > expect)
 				return GSST_ERR_LENGTH;
-			rc = check_value_starts(a, &vn, vlast, c, c + w, r + produced, false, excl, cum,
+			rc = check_value_starts(src, &vn, vlast, c, c + w, r + produced, false, excl, cum,
 									lit_mask, pre_vc, pre_vr, lane);
 			if (rc != GSST_OK)
 				return rc;
@@ -681,8 +750,7 @@ narrow:
 	{
 		uint64_t	i = vn + lane;
 		bool		inr = i < vlast;
-		bool		bad = inr && (gg_read_entry(a->comp, i, a->width) != c_end ||
-								  gg_read_entry(a->raw, i, a->width) != r + expect);
+		bool		bad = inr && (src.vc(i) != c_end || src.vr(i) != r + expect);
 
 		if (__any_sync(FULL_MASK, bad))
 			return GSST_ERR_LENGTH;
@@ -848,7 +916,8 @@ warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, ui
 			ended = (w.m_end >> (k - 1)) & 1;
 			total_k += k;
 		}
-		rc = warp_decode_run(dec, a, &o, cum, sink, c, c_end, r, r_end - r, v + 1, v + total_k, lane);
+		rc = warp_decode_run(dec, src_tile(a), &o, cum, sink, c, c_end, r, r_end - r, v + 1,
+							 v + total_k, lane);
 		if (rc != GSST_OK)
 			break;
 		if (ended)
@@ -908,6 +977,233 @@ k_decode_split_warp(gg_decode_args a, const gg_decoder *dec_global)
 	__syncthreads();
 	if (s < a.nsplits)
 		warp_decode_split(&dec, &a, s, stage[warp], cum[warp], &sink[threadIdx.x], lane);
+}
+
+/* append the code bytes [c, end) of the tile to a lane's accumulator */
+__device__ __forceinline__ void
+acc8_copy_codes(stage_acc8 *acc, const gg_decode_args *a, uint64_t c, uint64_t end)
+{
+	gg_in		in;
+
+	in.lo = (uintptr_t) a->codes;
+	in.hi = (uintptr_t) a->codes + a->code_bytes;
+	gg_in_seek(&in, in.lo + c);
+	while (c < end)
+	{
+		unsigned	k = end - c < 8 ? (unsigned) (end - c) : 8u;
+
+		stage_acc8_put(acc, gg_in_peek(&in, in.lo + c) & gg_low_mask(k), k);
+		c += k;
+		gg_in_advance(&in, in.lo + c);
+	}
+}
+
+#define WARP_VALUE_THREADS 128
+#define VALUES_PER_WARP 1024	/* a warp's share of decode_values */
+#define GATHER_BYTES 2048		/* codes gathered per batch */
+#define GATHER_VALUES 256		/* values per batch */
+
+/*
+ * One value of a decode_values window (t-th of the selection, or value
+ * t), checked as gg_decode_value checks it.  Not "streamable" when it is
+ * malformed, does not fit the output, or claims more bytes than its codes
+ * can give (8 per code): the warp then leaves the batched path.
+ */
+typedef struct value_slot
+{
+	uint64_t	vc0,
+				nc,				/* its code (or stored) bytes */
+				nr,				/* its raw bytes */
+				dst;			/* its place in the output */
+	bool		in,
+				bad,
+				stored_raw;
+} value_slot;
+
+__device__ __forceinline__ void
+read_value_slot(const gg_decode_args *a, uint64_t t, uint64_t t1, value_slot *v)
+{
+	uint32_t	W = a->width;
+	uint64_t	i = a->sel ? a->sel[t < t1 ? t : t1 - 1] : t;
+	uint64_t	vc1,
+				vr0,
+				vr1;
+
+	v->in = t < t1;
+	v->bad = false;
+	v->stored_raw = false;
+	v->vc0 = v->nc = v->nr = v->dst = 0;
+	if (!v->in)
+		return;
+	if (i >= a->n)
+	{
+		v->bad = true;
+		return;
+	}
+	v->vc0 = gg_read_entry(a->comp, i, W);
+	vc1 = gg_read_entry(a->comp, i + 1, W);
+	vr0 = gg_read_entry(a->raw, i, W);
+	vr1 = gg_read_entry(a->raw, i + 1, W);
+	v->dst = a->sel ? a->sel_off[t] : vr0;
+	v->nc = vc1 - v->vc0;
+	v->nr = vr1 - vr0;
+	v->bad = vc1 < v->vc0 || vr1 < vr0 || v->nc > v->nr || vc1 > a->code_bytes ||
+		v->dst > a->out_cap || a->out_cap - v->dst < v->nr || v->nr / 8 > v->nc ||
+		(a->sel && a->sel_off[t + 1] != v->dst + v->nr);
+	v->stored_raw = !v->bad && v->nc == v->nr && v->nr > 0;
+}
+
+/*
+ * decode_values, batched: the warp's values are gathered, each through its
+ * own offsets, one lane per value, into shared memory until about
+ * GATHER_BYTES of codes; the batch is then decoded as one run (wide steps,
+ * every value's start checked at exactly its place in the output), into a
+ * stage that goes on across batches, since the values' outputs follow one
+ * another.  A value stored raw is copied into the stage, and one with more
+ * codes than a batch holds is decoded by the warp straight from the tile.
+ * A malformed value or a failed batch sends all the warp's values to
+ * gg_decode_value, which reports the error as the one-thread path does.
+ */
+__device__ __forceinline__ void
+warp_decode_values(const gg_decoder *dec, const gg_decode_args *a, uint64_t t0, uint64_t t1,
+				   uint8_t *stg, uint8_t *gbuf, uint32_t *vcs, uint32_t *vrs, uint4 *cum,
+				   unsigned long long *sink, unsigned lane)
+{
+	src_gathered src = {gbuf, vcs, vrs};
+	warp_stage	o;
+	uint32_t	gfill = 0,		/* gathered code bytes */
+				nvals = 0,		/* gathered values */
+				braw = 0;		/* their raw bytes */
+	uint64_t	j = t0;
+	bool		started = false;
+	int			rc;
+
+	while (j < t1)
+	{
+		value_slot	v;
+		uint32_t	nc32,
+					excl,
+					rexcl,
+					total,
+					ok,
+					k;
+
+		read_value_slot(a, j + lane, t1, &v);
+		if (!started)
+		{
+			/* the outputs follow one another from the first value's place */
+			uint64_t	d0 = __shfl_sync(FULL_MASK, v.dst, 0);
+
+			stage_init(&o, stg, (uintptr_t) a->out + d0, (uintptr_t) a->out + a->out_cap);
+			started = true;
+		}
+		nc32 = v.nc > GATHER_BYTES ? GATHER_BYTES + 1 : (uint32_t) v.nc;
+		excl = warp_exclusive_sum(v.in ? nc32 : 0, lane, &total);
+		ok = __ballot_sync(FULL_MASK, v.in && !v.bad && !v.stored_raw &&
+						   excl + nc32 <= GATHER_BYTES - gfill && lane < GATHER_VALUES - nvals);
+		k = ok == FULL_MASK ? 32u : (unsigned) __ffs(~ok) - 1;
+		if (k > 0)
+		{
+			/* lanes 0..k-1 gather their values' codes */
+			uint32_t	nr32 = lane < k ? (uint32_t) v.nr : 0;	/* <= 8 * GATHER_BYTES */
+
+			rexcl = warp_exclusive_sum(nr32, lane, &total);
+			if (lane < k)
+			{
+				vcs[nvals + lane] = gfill + excl;
+				vrs[nvals + lane] = braw + rexcl;
+				if (v.nc > 0)
+				{
+					stage_acc8	acc;
+
+					stage_acc8_init(&acc, gbuf, gfill + excl, sink);
+					acc8_copy_codes(&acc, a, v.vc0, v.vc0 + v.nc);
+					stage_acc8_end(&acc);
+				}
+			}
+			gfill += __shfl_sync(FULL_MASK, excl + nc32, k - 1);
+			braw += total;
+			nvals += k;
+			j += k;
+			__syncwarp();
+			/* a batch is decoded when the next window might not fit */
+			if (!(k < 32 || nvals > GATHER_VALUES - 32 || j >= t1))
+				continue;
+		}
+		if (nvals > 0)
+		{
+			rc = warp_decode_run(dec, src, &o, cum, sink, 0, gfill, 0, braw, 1, nvals, lane);
+			if (rc != GSST_OK)
+				goto one_by_one;
+			/* the gather buffer is zero again at and after its fill */
+			for (uint32_t z = lane; z < (gfill + 15) / 16; z += 32)
+				*(uint4 *) (gbuf + 16 * z) = make_uint4(0, 0, 0, 0);
+			__syncwarp();
+			gfill = nvals = braw = 0;
+			continue;
+		}
+		if (k == 0)
+		{
+			/* the first value: malformed, stored raw, or too long for a batch */
+			bool		bad0 = __shfl_sync(FULL_MASK, v.bad, 0);
+			bool		raw0 = __shfl_sync(FULL_MASK, v.stored_raw, 0);
+			uint64_t	vc0 = __shfl_sync(FULL_MASK, v.vc0, 0);
+			uint64_t	nc = __shfl_sync(FULL_MASK, v.nc, 0);
+			uint64_t	nr = __shfl_sync(FULL_MASK, v.nr, 0);
+
+			if (bad0)
+				goto one_by_one;
+			if (raw0)
+				stage_copy_raw(&o, a->codes, vc0, nc, lane);
+			else
+			{
+				rc = warp_decode_run(dec, src_tile(a), &o, cum, sink, vc0, vc0 + nc, 0, nr, 0, 0,
+									 lane);
+				if (rc != GSST_OK)
+					goto one_by_one;
+			}
+			j++;
+		}
+	}
+	if (started)
+	{
+		__syncwarp();
+		stage_flush(&o, lane, true);
+	}
+	return;
+
+one_by_one:
+	/* rewrites the whole share: the stage may hold earlier values' bytes */
+	__syncwarp();
+	for (uint64_t t = t0 + lane; t < t1; t += 32)
+		gg_decode_value(dec, a, t);
+}
+
+__global__ void __launch_bounds__(WARP_VALUE_THREADS, 6)
+k_decode_values_warp(gg_decode_args a, const gg_decoder *dec_global, uint64_t count)
+{
+	__shared__ __align__(16) gg_decoder dec;
+	__shared__ __align__(16) uint8_t stage[WARP_VALUE_THREADS / 32][SPLIT_STAGE_BYTES];
+	__shared__ __align__(16) uint8_t gbuf[WARP_VALUE_THREADS / 32][GATHER_BYTES + 32];
+	__shared__ uint32_t vcs[WARP_VALUE_THREADS / 32][GATHER_VALUES];
+	__shared__ uint32_t vrs[WARP_VALUE_THREADS / 32][GATHER_VALUES];
+	__shared__ uint4 cum[WARP_VALUE_THREADS / 32][32];
+	__shared__ unsigned long long sink[WARP_VALUE_THREADS];
+	unsigned	warp = threadIdx.x / 32;
+	unsigned	lane = threadIdx.x % 32;
+	uint64_t	t0 = ((uint64_t) blockIdx.x * (WARP_VALUE_THREADS / 32) + warp) * VALUES_PER_WARP;
+
+	load_shared(&dec, dec_global, sizeof(gg_decoder));
+	/* both start zero: lanes OR their bytes into words they share */
+	for (unsigned i = lane; i < SPLIT_STAGE_BYTES / 16; i += 32)
+		*(uint4 *) (stage[warp] + 16 * i) = make_uint4(0, 0, 0, 0);
+	for (unsigned i = lane; i < (GATHER_BYTES + 32) / 16; i += 32)
+		*(uint4 *) (gbuf[warp] + 16 * i) = make_uint4(0, 0, 0, 0);
+	__syncthreads();
+	if (t0 < count)
+		warp_decode_values(&dec, &a, t0, t0 + VALUES_PER_WARP < count ? t0 + VALUES_PER_WARP : count,
+						   stage[warp], gbuf[warp], vcs[warp], vrs[warp], cum[warp],
+						   &sink[threadIdx.x], lane);
 }
 
 /*
@@ -978,17 +1274,7 @@ k_decode_value_staged(gg_decode_args a, const gg_decoder *dec_global, uint64_t c
 			in.hi = (uintptr_t) a.codes + a.code_bytes;
 			gg_in_seek(&in, in.lo + vc0);
 			if (vc1 - vc0 == nout)
-			{
-				/* stored raw: 8 bytes at a time */
-				while (c < vc1)
-				{
-					unsigned	k = vc1 - c < 8 ? (unsigned) (vc1 - c) : 8u;
-
-					stage_acc8_put(&acc, gg_in_peek(&in, in.lo + c) & gg_low_mask(k), k);
-					c += k;
-					gg_in_advance(&in, in.lo + c);
-				}
-			}
+				acc8_copy_codes(&acc, &a, vc0, vc1);	/* stored raw */
 			else
 				while (c < vc1)
 				{
@@ -1881,7 +2167,10 @@ gsst_gpu_decode_values_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len
 	{
 		if (count > (uint64_t) INT32_MAX * DECODE_VALUE_THREADS)
 			return set_error(ctx, GSST_GPU_ERR_LIMIT, "decode_values: too many values");
-		if (d_indices == NULL && !(ctx->cfg.flags & GSST_GPU_FLAG_DIRECT_VALUES))
+		if (!(ctx->cfg.flags & (GSST_GPU_FLAG_DIRECT_VALUES | GSST_GPU_FLAG_STAGED_VALUES)))
+			k_decode_values_warp<<<blocks_for(count, VALUES_PER_WARP * (WARP_VALUE_THREADS / 32)),
+				WARP_VALUE_THREADS, 0, ctx->stream>>>(a, ctx->d_dec, count);
+		else if (d_indices == NULL && !(ctx->cfg.flags & GSST_GPU_FLAG_DIRECT_VALUES))
 			k_decode_value_staged<<<blocks_for(count, DECODE_VALUE_THREADS), DECODE_VALUE_THREADS,
 				0, ctx->stream>>>(a, ctx->d_dec, count);
 		else

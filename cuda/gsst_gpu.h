@@ -65,6 +65,10 @@ typedef struct gsst_gpu_config
 										 * its value straight to memory
 										 * instead of through a warp's
 										 * shared-memory stage */
+#define GSST_GPU_FLAG_STAGED_VALUES  4u	/* decode_values: one thread per
+										 * value into a warp's stage
+										 * instead of warp-decoded batches
+										 * of gathered values */
 
 typedef struct gsst_gpu_info
 {
