@@ -40,7 +40,9 @@
 
 #define GG_EXPORT extern "C" __attribute__((visibility("default")))
 
+#ifndef ENCODE_THREADS
 #define ENCODE_THREADS 128
+#endif
 #define COMPACT_THREADS 256
 #define DECODE_SPLIT_THREADS 64
 #define DECODE_VALUE_THREADS 256
@@ -90,7 +92,10 @@ load_shared(void *dst, const void *src, size_t bytes)
 		d[i] = s[i];
 }
 
-__global__ void __launch_bounds__(ENCODE_THREADS, 8)	/* 64 registers, no spills */
+#ifndef ENCODE_MIN_BLOCKS
+#define ENCODE_MIN_BLOCKS 6		/* 72 registers, no spill: 4% over 8 blocks */
+#endif
+__global__ void __launch_bounds__(ENCODE_THREADS, ENCODE_MIN_BLOCKS)
 k_encode(gg_encode_args a)
 {
 	__shared__ __align__(16) gg_encoder enc;
@@ -959,7 +964,10 @@ warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, ui
 	stage_flush(&o, lane, true);
 }
 
-__global__ void __launch_bounds__(WARP_SPLIT_THREADS, 8)	/* 64 registers */
+#ifndef SPLIT_MIN_BLOCKS
+#define SPLIT_MIN_BLOCKS 8		/* 64 registers */
+#endif
+__global__ void __launch_bounds__(WARP_SPLIT_THREADS, SPLIT_MIN_BLOCKS)
 k_decode_split_warp(gg_decode_args a, const gg_decoder *dec_global)
 {
 	__shared__ __align__(16) gg_decoder dec;
@@ -998,10 +1006,18 @@ acc8_copy_codes(stage_acc8 *acc, const gg_decode_args *a, uint64_t c, uint64_t e
 	}
 }
 
+/* tunables, overridable for variant builds (bench/gpu_variants.sh) */
 #define WARP_VALUE_THREADS 128
+#ifndef VALUES_PER_WARP
 #define VALUES_PER_WARP 1024	/* a warp's share of decode_values */
+#endif
+#ifndef GATHER_BYTES
 #define GATHER_BYTES 2048		/* codes gathered per batch */
+#endif
 #define GATHER_VALUES 256		/* values per batch */
+#ifndef VALUES_MIN_BLOCKS
+#define VALUES_MIN_BLOCKS 7		/* 72 registers, no spill: 3% over 6 blocks */
+#endif
 
 /*
  * One value of a decode_values window (t-th of the selection, or value
@@ -1179,7 +1195,7 @@ one_by_one:
 		gg_decode_value(dec, a, t);
 }
 
-__global__ void __launch_bounds__(WARP_VALUE_THREADS, 6)
+__global__ void __launch_bounds__(WARP_VALUE_THREADS, VALUES_MIN_BLOCKS)
 k_decode_values_warp(gg_decode_args a, const gg_decoder *dec_global, uint64_t count)
 {
 	__shared__ __align__(16) gg_decoder dec;
