@@ -206,12 +206,16 @@ k_selected_len(gg_decode_args a, uint64_t *lens)
 /* ---- warp-cooperative decoding ---- */
 
 #define WARP_SPLIT_THREADS 128
+#ifndef SPLIT_STAGE_BYTES
 #define SPLIT_STAGE_BYTES 2560	/* per warp */
+#endif
+#ifndef SPLIT_FLUSH_AT
 #define SPLIT_FLUSH_AT 1024		/* fill stays below this between steps, so a
 								 * narrow step (<= 256 bytes) or a raw piece
 								 * (<= 128) always fits; a wide step needs
 								 * its output to fit after a flush, else the
 								 * step goes narrow (symbols of ~5+ bytes) */
+#endif
 #define WIDE_CODES 16			/* codes per lane in a wide step */
 #define VALUES_STAGE_BYTES 1024	/* per warp, for 32 values */
 #define FULL_MASK 0xffffffffu
