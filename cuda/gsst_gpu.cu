@@ -522,11 +522,26 @@ load_codes16(uintptr_t p, uintptr_t lo, uintptr_t hi, uint64_t *w0, uint64_t *w1
 }
 
 /*
+ * An offset entry with the width known at compile time: the load's result
+ * is not touched until it is used, so its latency overlaps other work (a
+ * run-time width made the compiler wait right after each load, to widen).
+ */
+template <uint32_t W>
+__device__ __forceinline__ uint64_t
+entry(const uint8_t *base, uint64_t i)
+{
+	if (W == 4)
+		return __ldg((const unsigned int *) base + i);
+	return __ldg((const unsigned long long *) base + i);
+}
+
+/*
  * Where a run's codes and its value starts come from.  src_tile: the tile
  * in global memory, value i's offsets from its index.  src_gathered: codes
  * that decode_values gathered value by value into shared memory, with
  * each value's start in the gathered codes and in the output.
  */
+template <uint32_t W>
 struct src_tile
 {
 	const gg_decode_args *a;
@@ -545,11 +560,11 @@ struct src_tile
 	}
 	__device__ __forceinline__ uint64_t vc(uint64_t i) const
 	{
-		return gg_read_entry(a->comp, i, a->width);
+		return entry<W>(a->comp, i);
 	}
 	__device__ __forceinline__ uint64_t vr(uint64_t i) const
 	{
-		return gg_read_entry(a->raw, i, a->width);
+		return entry<W>(a->raw, i);
 	}
 };
 
@@ -784,11 +799,11 @@ typedef struct warp_window
 				m_stop;
 } warp_window;
 
+template <uint32_t W>
 __device__ __forceinline__ void
 load_window(const gg_decode_args *a, uint64_t v, bool first, uint64_t c, uint64_t r,
 			uint64_t c1, uint64_t r1, unsigned lane, warp_window *w)
 {
-	uint32_t	W = a->width;
 	uint64_t	vv = v + lane;
 	uint64_t	vc0 = 0,
 				vr0 = 0,
@@ -801,15 +816,15 @@ load_window(const gg_decode_args *a, uint64_t v, bool first, uint64_t c, uint64_
 
 	if (vv <= a->n)
 	{
-		vc0 = gg_read_entry(a->comp, vv, W);
-		vr0 = gg_read_entry(a->raw, vv, W);
+		vc0 = entry<W>(a->comp, vv);
+		vr0 = entry<W>(a->raw, vv);
 	}
 	vc1 = __shfl_down_sync(FULL_MASK, vc0, 1);
 	vr1 = __shfl_down_sync(FULL_MASK, vr0, 1);
 	if (lane == 31 && vv + 1 <= a->n)
 	{
-		vc1 = gg_read_entry(a->comp, vv + 1, W);
-		vr1 = gg_read_entry(a->raw, vv + 1, W);
+		vc1 = entry<W>(a->comp, vv + 1);
+		vr1 = entry<W>(a->raw, vv + 1);
 	}
 	cs = special ? c : vc0;
 	rs = special ? r : vr0;
@@ -847,6 +862,7 @@ window_run(const warp_window *w, bool first)
  * a stored-raw value is copied; otherwise the longest run of encoded values
  * (found 32 values at a time) is decoded as one code stream.
  */
+template <uint32_t W>
 __device__ __forceinline__ void
 warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, uint8_t *stg,
 				  uint4 *cum, unsigned long long *sink, unsigned lane)
@@ -881,7 +897,7 @@ warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, ui
 			rc = GSST_ERR_OFFSET;
 			break;
 		}
-		load_window(a, v, true, c, r, c1, r1, lane, &w);
+		load_window<W>(a, v, true, c, r, c1, r1, lane, &w);
 		if (w.m_bad & 1)
 		{
 			rc = GSST_ERR_OFFSET;
@@ -916,7 +932,7 @@ warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, ui
 		/* a whole window of encoded values: the run goes on */
 		while (k == 32 && !ended)
 		{
-			load_window(a, v + total_k, false, c, r, c1, r1, lane, &w);
+			load_window<W>(a, v + total_k, false, c, r, c1, r1, lane, &w);
 			k = window_run(&w, false);
 			if (k == 0)
 				break;
@@ -925,7 +941,7 @@ warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, ui
 			ended = (w.m_end >> (k - 1)) & 1;
 			total_k += k;
 		}
-		rc = warp_decode_run(dec, src_tile(a), &o, cum, sink, c, c_end, r, r_end - r, v + 1,
+		rc = warp_decode_run(dec, src_tile<W>(a), &o, cum, sink, c, c_end, r, r_end - r, v + 1,
 							 v + total_k, lane);
 		if (rc != GSST_OK)
 			break;
@@ -949,8 +965,7 @@ warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, ui
 		for (uint64_t at = v; at <= v1; at += 32)
 		{
 			uint64_t	i = at + lane;
-			bool		bad = i <= v1 && (gg_read_entry(a->comp, i, a->width) != c1 ||
-										  gg_read_entry(a->raw, i, a->width) != r1);
+			bool		bad = i <= v1 && (entry<W>(a->comp, i) != c1 || entry<W>(a->raw, i) != r1);
 
 			if (__any_sync(FULL_MASK, bad))
 			{
@@ -971,6 +986,7 @@ warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, ui
 #ifndef SPLIT_MIN_BLOCKS
 #define SPLIT_MIN_BLOCKS 8		/* 64 registers */
 #endif
+template <uint32_t W>
 __global__ void __launch_bounds__(WARP_SPLIT_THREADS, SPLIT_MIN_BLOCKS)
 k_decode_split_warp(gg_decode_args a, const gg_decoder *dec_global)
 {
@@ -988,7 +1004,7 @@ k_decode_split_warp(gg_decode_args a, const gg_decoder *dec_global)
 		*(uint4 *) (stage[warp] + 16 * i) = make_uint4(0, 0, 0, 0);
 	__syncthreads();
 	if (s < a.nsplits)
-		warp_decode_split(&dec, &a, s, stage[warp], cum[warp], &sink[threadIdx.x], lane);
+		warp_decode_split<W>(&dec, &a, s, stage[warp], cum[warp], &sink[threadIdx.x], lane);
 }
 
 /* append the code bytes [c, end) of the tile to a lane's accumulator */
@@ -1040,10 +1056,10 @@ typedef struct value_slot
 				stored_raw;
 } value_slot;
 
+template <uint32_t W>
 __device__ __forceinline__ void
 read_value_slot(const gg_decode_args *a, uint64_t t, uint64_t t1, value_slot *v)
 {
-	uint32_t	W = a->width;
 	uint64_t	i = a->sel ? a->sel[t < t1 ? t : t1 - 1] : t;
 	uint64_t	vc1,
 				vr0,
@@ -1060,10 +1076,10 @@ read_value_slot(const gg_decode_args *a, uint64_t t, uint64_t t1, value_slot *v)
 		v->bad = true;
 		return;
 	}
-	v->vc0 = gg_read_entry(a->comp, i, W);
-	vc1 = gg_read_entry(a->comp, i + 1, W);
-	vr0 = gg_read_entry(a->raw, i, W);
-	vr1 = gg_read_entry(a->raw, i + 1, W);
+	v->vc0 = entry<W>(a->comp, i);
+	vc1 = entry<W>(a->comp, i + 1);
+	vr0 = entry<W>(a->raw, i);
+	vr1 = entry<W>(a->raw, i + 1);
 	v->dst = a->sel ? a->sel_off[t] : vr0;
 	v->nc = vc1 - v->vc0;
 	v->nr = vr1 - vr0;
@@ -1084,6 +1100,7 @@ read_value_slot(const gg_decode_args *a, uint64_t t, uint64_t t1, value_slot *v)
  * A malformed value or a failed batch sends all the warp's values to
  * gg_decode_value, which reports the error as the one-thread path does.
  */
+template <uint32_t W>
 __device__ __forceinline__ void
 warp_decode_values(const gg_decoder *dec, const gg_decode_args *a, uint64_t t0, uint64_t t1,
 				   uint8_t *stg, uint8_t *gbuf, uint32_t *vcs, uint32_t *vrs, uint4 *cum,
@@ -1108,7 +1125,7 @@ warp_decode_values(const gg_decoder *dec, const gg_decode_args *a, uint64_t t0, 
 					ok,
 					k;
 
-		read_value_slot(a, j + lane, t1, &v);
+		read_value_slot<W>(a, j + lane, t1, &v);
 		if (!started)
 		{
 			/* the outputs follow one another from the first value's place */
@@ -1177,7 +1194,7 @@ warp_decode_values(const gg_decoder *dec, const gg_decode_args *a, uint64_t t0, 
 				stage_copy_raw(&o, a->codes, vc0, nc, lane);
 			else
 			{
-				rc = warp_decode_run(dec, src_tile(a), &o, cum, sink, vc0, vc0 + nc, 0, nr, 0, 0,
+				rc = warp_decode_run(dec, src_tile<W>(a), &o, cum, sink, vc0, vc0 + nc, 0, nr, 0, 0,
 									 lane);
 				if (rc != GSST_OK)
 					goto one_by_one;
@@ -1199,6 +1216,7 @@ one_by_one:
 		gg_decode_value(dec, a, t);
 }
 
+template <uint32_t W>
 __global__ void __launch_bounds__(WARP_VALUE_THREADS, VALUES_MIN_BLOCKS)
 k_decode_values_warp(gg_decode_args a, const gg_decoder *dec_global, uint64_t count)
 {
@@ -1221,7 +1239,7 @@ k_decode_values_warp(gg_decode_args a, const gg_decoder *dec_global, uint64_t co
 		*(uint4 *) (gbuf[warp] + 16 * i) = make_uint4(0, 0, 0, 0);
 	__syncthreads();
 	if (t0 < count)
-		warp_decode_values(&dec, &a, t0, t0 + VALUES_PER_WARP < count ? t0 + VALUES_PER_WARP : count,
+		warp_decode_values<W>(&dec, &a, t0, t0 + VALUES_PER_WARP < count ? t0 + VALUES_PER_WARP : count,
 						   stage[warp], gbuf[warp], vcs[warp], vrs[warp], cum[warp],
 						   &sink[threadIdx.x], lane);
 }
@@ -2117,8 +2135,14 @@ gsst_gpu_decode_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len, void 
 	}
 	else if (a.nsplits > 0)
 	{
-		k_decode_split_warp<<<blocks_for(a.nsplits * 32, WARP_SPLIT_THREADS), WARP_SPLIT_THREADS,
-			0, ctx->stream>>>(a, ctx->d_dec);		CU_LAUNCH("decode kernel");
+		unsigned	blocks = blocks_for(a.nsplits * 32, WARP_SPLIT_THREADS);
+
+		/* the tile's offset width is a kernel parameter: see entry() */
+		if (a.width == 4)
+			k_decode_split_warp<4><<<blocks, WARP_SPLIT_THREADS, 0, ctx->stream>>>(a, ctx->d_dec);
+		else
+			k_decode_split_warp<8><<<blocks, WARP_SPLIT_THREADS, 0, ctx->stream>>>(a, ctx->d_dec);
+		CU_LAUNCH("decode kernel");
 	}
 	rc = finish_decode(ctx);
 	ctx->stats.extra_device_bytes = ctx->fixed_bytes;
@@ -2188,8 +2212,16 @@ gsst_gpu_decode_values_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len
 		if (count > (uint64_t) INT32_MAX * DECODE_VALUE_THREADS)
 			return set_error(ctx, GSST_GPU_ERR_LIMIT, "decode_values: too many values");
 		if (!(ctx->cfg.flags & (GSST_GPU_FLAG_DIRECT_VALUES | GSST_GPU_FLAG_STAGED_VALUES)))
-			k_decode_values_warp<<<blocks_for(count, VALUES_PER_WARP * (WARP_VALUE_THREADS / 32)),
-				WARP_VALUE_THREADS, 0, ctx->stream>>>(a, ctx->d_dec, count);
+		{
+			unsigned	blocks = blocks_for(count, VALUES_PER_WARP * (WARP_VALUE_THREADS / 32));
+
+			if (a.width == 4)
+				k_decode_values_warp<4><<<blocks, WARP_VALUE_THREADS, 0, ctx->stream>>>(a, ctx->d_dec,
+																				 count);
+			else
+				k_decode_values_warp<8><<<blocks, WARP_VALUE_THREADS, 0, ctx->stream>>>(a, ctx->d_dec,
+																				 count);
+		}
 		else if (d_indices == NULL && !(ctx->cfg.flags & GSST_GPU_FLAG_DIRECT_VALUES))
 			k_decode_value_staged<<<blocks_for(count, DECODE_VALUE_THREADS), DECODE_VALUE_THREADS,
 				0, ctx->stream>>>(a, ctx->d_dec, count);
