@@ -497,30 +497,6 @@ warp_exclusive_sum(uint32_t x, unsigned lane, uint32_t *total)
 	return incl - x;
 }
 
-/* 16 code bytes from p (any alignment), bytes outside [lo, hi) zero */
-__device__ __forceinline__ void
-load_codes16(uintptr_t p, uintptr_t lo, uintptr_t hi, uint64_t *w0, uint64_t *w1)
-{
-	uintptr_t	base = p & ~(uintptr_t) 15;
-	unsigned	o = (unsigned) (p - base);
-	unsigned	sh = 8 * (o & 7);
-	uint64_t	x0,
-				x1,
-				x2,
-				x3,
-				a,
-				b,
-				c;
-
-	gg_load_chunk_guarded(base, lo, hi, &x0, &x1);
-	gg_load_chunk_guarded(base + 16, lo, hi, &x2, &x3);
-	a = o < 8 ? x0 : x1;
-	b = o < 8 ? x1 : x2;
-	c = o < 8 ? x2 : x3;
-	*w0 = (a >> sh) | ((b << 1) << (63 - sh));
-	*w1 = (b >> sh) | ((c << 1) << (63 - sh));
-}
-
 /*
  * An offset entry with the width known at compile time: the load's result
  * is not touched until it is used, so its latency overlaps other work (a
@@ -541,6 +517,27 @@ entry(const uint8_t *base, uint64_t i)
  * that decode_values gathered value by value into shared memory, with
  * each value's start in the gathered codes and in the output.
  */
+/* 16 code bytes in flight: two aligned chunks and the offset into them */
+struct code_chunks
+{
+	uint64_t	x0,
+				x1,
+				x2,
+				x3;
+	unsigned	o;
+
+	__device__ __forceinline__ void assemble(uint64_t *w0, uint64_t *w1) const
+	{
+		unsigned	sh = 8 * (o & 7);
+		uint64_t	a = o < 8 ? x0 : x1;
+		uint64_t	b = o < 8 ? x1 : x2;
+		uint64_t	c = o < 8 ? x2 : x3;
+
+		*w0 = (a >> sh) | ((b << 1) << (63 - sh));
+		*w1 = (b >> sh) | ((c << 1) << (63 - sh));
+	}
+};
+
 template <uint32_t W>
 struct src_tile
 {
@@ -549,10 +546,24 @@ struct src_tile
 	__device__	__forceinline__ src_tile(const gg_decode_args *args):a(args)
 	{
 	}
+	/* the two 16-byte chunks that hold codes p .. p+15: loads only */
+	__device__ __forceinline__ void fetch(uint64_t p, code_chunks *k) const
+	{
+		uintptr_t	at = (uintptr_t) a->codes + p;
+		uintptr_t	base = at & ~(uintptr_t) 15;
+
+		k->o = (unsigned) (at - base);
+		gg_load_chunk_guarded(base, (uintptr_t) a->codes, (uintptr_t) a->codes + a->code_bytes,
+							  &k->x0, &k->x1);
+		gg_load_chunk_guarded(base + 16, (uintptr_t) a->codes,
+							  (uintptr_t) a->codes + a->code_bytes, &k->x2, &k->x3);
+	}
 	__device__ __forceinline__ void load16(uint64_t p, uint64_t *w0, uint64_t *w1) const
 	{
-		load_codes16((uintptr_t) a->codes + p, (uintptr_t) a->codes,
-					 (uintptr_t) a->codes + a->code_bytes, w0, w1);
+		code_chunks k;
+
+		fetch(p, &k);
+		k.assemble(w0, w1);
 	}
 	__device__ __forceinline__ uint32_t byte(uint64_t p) const
 	{
@@ -574,23 +585,24 @@ struct src_gathered
 	const uint32_t *vcs;		/* value k starts at buf[vcs[k]] */
 	const uint32_t *vrs;		/* ... and at output byte vrs[k] of the batch */
 
-	__device__ __forceinline__ void load16(uint64_t p, uint64_t *w0, uint64_t *w1) const
+	__device__ __forceinline__ void fetch(uint64_t p, code_chunks *k) const
 	{
 		uint32_t	base = (uint32_t) p & ~15u;
-		unsigned	o = (unsigned) p & 15u;
-		unsigned	sh = 8 * (o & 7);
 		uint4		x = *(const uint4 *) (buf + base);
 		uint4		y = *(const uint4 *) (buf + base + 16);
-		uint64_t	x0 = ((uint64_t) x.y << 32) | x.x,
-					x1 = ((uint64_t) x.w << 32) | x.z,
-					x2 = ((uint64_t) y.y << 32) | y.x,
-					x3 = ((uint64_t) y.w << 32) | y.z;
-		uint64_t	a = o < 8 ? x0 : x1;
-		uint64_t	b = o < 8 ? x1 : x2;
-		uint64_t	c = o < 8 ? x2 : x3;
 
-		*w0 = (a >> sh) | ((b << 1) << (63 - sh));
-		*w1 = (b >> sh) | ((c << 1) << (63 - sh));
+		k->o = (unsigned) p & 15u;
+		k->x0 = ((uint64_t) x.y << 32) | x.x;
+		k->x1 = ((uint64_t) x.w << 32) | x.z;
+		k->x2 = ((uint64_t) y.y << 32) | y.x;
+		k->x3 = ((uint64_t) y.w << 32) | y.z;
+	}
+	__device__ __forceinline__ void load16(uint64_t p, uint64_t *w0, uint64_t *w1) const
+	{
+		code_chunks k;
+
+		fetch(p, &k);
+		k.assemble(w0, w1);
 	}
 	__device__ __forceinline__ uint32_t byte(uint64_t p) const
 	{
@@ -799,14 +811,41 @@ typedef struct warp_window
 				m_stop;
 } warp_window;
 
+/* a window's offsets, loads only: value v + lane's starts, lane 31 also its end */
+typedef struct window_entries
+{
+	uint64_t	vc0,
+				vr0,
+				vc1,
+				vr1;
+} window_entries;
+
 template <uint32_t W>
 __device__ __forceinline__ void
-load_window(const gg_decode_args *a, uint64_t v, bool first, uint64_t c, uint64_t r,
-			uint64_t c1, uint64_t r1, unsigned lane, warp_window *w)
+fetch_window(const gg_decode_args *a, uint64_t v, unsigned lane, window_entries *e)
 {
 	uint64_t	vv = v + lane;
-	uint64_t	vc0 = 0,
-				vr0 = 0,
+
+	e->vc0 = e->vr0 = e->vc1 = e->vr1 = 0;
+	if (vv <= a->n)
+	{
+		e->vc0 = entry<W>(a->comp, vv);
+		e->vr0 = entry<W>(a->raw, vv);
+	}
+	if (lane == 31 && vv + 1 <= a->n)
+	{
+		e->vc1 = entry<W>(a->comp, vv + 1);
+		e->vr1 = entry<W>(a->raw, vv + 1);
+	}
+}
+
+__device__ __forceinline__ void
+eval_window(const gg_decode_args *a, const window_entries *e, uint64_t v, bool first,
+			uint64_t c, uint64_t r, uint64_t c1, uint64_t r1, unsigned lane, warp_window *w)
+{
+	uint64_t	vv = v + lane;
+	uint64_t	vc0 = e->vc0,
+				vr0 = e->vr0,
 				vc1,
 				vr1,
 				cs,
@@ -814,17 +853,12 @@ load_window(const gg_decode_args *a, uint64_t v, bool first, uint64_t c, uint64_
 	bool		exists = vv < a->n;
 	bool		special = first && lane == 0;
 
-	if (vv <= a->n)
-	{
-		vc0 = entry<W>(a->comp, vv);
-		vr0 = entry<W>(a->raw, vv);
-	}
 	vc1 = __shfl_down_sync(FULL_MASK, vc0, 1);
 	vr1 = __shfl_down_sync(FULL_MASK, vr0, 1);
-	if (lane == 31 && vv + 1 <= a->n)
+	if (lane == 31)
 	{
-		vc1 = entry<W>(a->comp, vv + 1);
-		vr1 = entry<W>(a->raw, vv + 1);
+		vc1 = e->vc1;
+		vr1 = e->vr1;
 	}
 	cs = special ? c : vc0;
 	rs = special ? r : vr0;
@@ -886,6 +920,7 @@ warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, ui
 	while (r < r1 || c < c1)
 	{
 		warp_window w;
+		window_entries ents;
 		unsigned	k,
 					total_k;
 		uint64_t	c_end,
@@ -897,7 +932,8 @@ warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, ui
 			rc = GSST_ERR_OFFSET;
 			break;
 		}
-		load_window<W>(a, v, true, c, r, c1, r1, lane, &w);
+		fetch_window<W>(a, v, lane, &ents);
+		eval_window(a, &ents, v, true, c, r, c1, r1, lane, &w);
 		if (w.m_bad & 1)
 		{
 			rc = GSST_ERR_OFFSET;
@@ -932,7 +968,8 @@ warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, ui
 		/* a whole window of encoded values: the run goes on */
 		while (k == 32 && !ended)
 		{
-			load_window<W>(a, v + total_k, false, c, r, c1, r1, lane, &w);
+			fetch_window<W>(a, v + total_k, lane, &ents);
+			eval_window(a, &ents, v + total_k, false, c, r, c1, r1, lane, &w);
 			k = window_run(&w, false);
 			if (k == 0)
 				break;
