@@ -254,6 +254,71 @@ make_ctx(uint32_t split, uint32_t unit, uint32_t sample, uint32_t flags = 0)
 
 /* ---- check mode ---- */
 
+/*
+ * The same tile with 8-byte offset entries, which the encoders write only
+ * for batches of 4 GiB or 2^32 values: the check runs the W = 8 decoders
+ * on every data set this way.  Empty when the tile does not open.
+ */
+static std::vector<uint8_t>
+widen_tile(const uint8_t *tile, size_t len)
+{
+	gsst_tile	t;
+	gg_layout	l;
+	std::vector<uint8_t> w;
+
+	if (gsst_tile_open(&t, tile, len) != GSST_OK ||
+		gg_compute_layout(&l, 8, t.table_bytes, t.nvalues, t.nsplits) != 0)
+		return w;
+	w.assign(l.codes_at + t.code_bytes, 0);
+	gg_write_prefix(w.data(), &l, tile + GSST_TILE_HEADER_BYTES, t.raw_bytes, t.code_bytes);
+	for (uint64_t i = 0; i <= t.nvalues; i++)
+	{
+		uint64_t	c = t.offset_width == 4 ? gg_get_u32(t.comp_offsets + 4 * i) : gg_get_u64(t.comp_offsets + 8 * i);
+		uint64_t	r = t.offset_width == 4 ? gg_get_u32(t.raw_offsets + 4 * i) : gg_get_u64(t.raw_offsets + 8 * i);
+
+		gg_put_u64(&w[l.comp_at + 8 * i], c);
+		gg_put_u64(&w[l.raw_at + 8 * i], r);
+	}
+	for (uint64_t i = 0; i < 3 * (t.nsplits + 1); i++)
+		gg_put_u64(&w[l.splits_at + 8 * i], t.offset_width == 4 ? gg_get_u32(t.splits + 4 * i) :
+				   gg_get_u64(t.splits + 8 * i));
+	memcpy(&w[l.codes_at], t.codes, t.code_bytes);
+	return w;
+}
+
+/* decode and decode_values of a device tile, each into a poisoned buffer */
+static void
+check_decodes(gsst_gpu *ctx, const char *name, const char *what, const uint8_t *d_tile,
+			  size_t tile_len, uint8_t *d_out, std::vector<uint8_t> &out, const batch *b,
+			  uint64_t raw)
+{
+	size_t		out_len = 0;
+
+	for (int mode = 0; mode < 2; mode++)
+	{
+		const char *op = mode ? "decode_values" : "decode";
+		int			rc;
+
+		CK(cudaMemset(d_out, 0xAB, raw + 16));
+		rc = mode == 0 ? gsst_gpu_decode_device(ctx, d_tile, tile_len, d_out, raw, &out_len)
+			: gsst_gpu_decode_values_device(ctx, d_tile, tile_len, NULL, 0, d_out, raw, NULL);
+		if (rc != GSST_GPU_OK)
+		{
+			fail(name, "%s%s: %s: %s", op, what, gsst_gpu_strerror(rc), gsst_gpu_last_error(ctx));
+			continue;
+		}
+		CK(cudaMemcpy(out.data(), d_out, raw + 16, cudaMemcpyDeviceToHost));
+		if (raw)
+			compare_bytes(name, op, b->data + b->off[0], out.data(), raw, b);
+		for (int k = 0; k < 16; k++)
+			if (out[raw + k] != 0xAB)
+			{
+				fail(name, "%s%s wrote past the output end", op, what);
+				break;
+			}
+	}
+}
+
 static void
 check_batch(gsst_gpu *ctx, uint32_t split, const char *name, const batch *b)
 {
@@ -308,28 +373,22 @@ check_batch(gsst_gpu *ctx, uint32_t split, const char *name, const batch *b)
 				fail(name, "encode with the table gives another tile");
 		}
 	}
-	/* decode: splits, then values one by one, each into a poisoned buffer */
-	for (int mode = 0; mode < 2; mode++)
+	check_decodes(ctx, name, "", d_tile, tile_len, d_out, out, b, d.raw);
 	{
-		CK(cudaMemset(d_out, 0xAB, d.raw + 16));
-		rc = mode == 0 ? gsst_gpu_decode_device(ctx, d_tile, tile_len, d_out, d.raw, &out_len)
-			: gsst_gpu_decode_values_device(ctx, d_tile, tile_len, NULL, 0, d_out, d.raw, NULL);
-		if (rc != GSST_GPU_OK)
+		std::vector<uint8_t> wide = widen_tile(tile.data(), tile_len);
+		gsst_tile	t8;
+		uint8_t    *d_wide;
+
+		if (wide.empty() || gsst_tile_open(&t8, wide.data(), wide.size()) != GSST_OK ||
+			t8.offset_width != 8)
+			fail(name, "the tile widened to 8-byte offsets does not open");
+		else
 		{
-			fail(name, "%s: %s: %s", mode ? "decode_values" : "decode", gsst_gpu_strerror(rc),
-				 gsst_gpu_last_error(ctx));
-			continue;
+			CK(cudaMalloc(&d_wide, wide.size()));
+			CK(cudaMemcpy(d_wide, wide.data(), wide.size(), cudaMemcpyHostToDevice));
+			check_decodes(ctx, name, " (8-byte offsets)", d_wide, wide.size(), d_out, out, b, d.raw);
+			cudaFree(d_wide);
 		}
-		CK(cudaMemcpy(out.data(), d_out, d.raw + 16, cudaMemcpyDeviceToHost));
-		if (d.raw)
-			compare_bytes(name, mode ? "decode_values" : "decode", b->data + b->off[0], out.data(),
-						  d.raw, b);
-		for (int k = 0; k < 16; k++)
-			if (out[d.raw + k] != 0xAB)
-			{
-				fail(name, "%s wrote past the output end", mode ? "decode_values" : "decode");
-				break;
-			}
 	}
 	/* selected values, with repeats, against the codec's decode_one */
 	if (b->n > 0)
