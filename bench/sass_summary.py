@@ -1,3 +1,10 @@
+#!/usr/bin/env python3
+"""Summarise an ncu per-SASS-line export of one kernel:
+    ncu --import R.ncu-rep --page source --csv --print-source sass > K.csv
+    bench/sass_summary.py K.csv
+prints the instruction mix (share of executed warp instructions and of warp
+stall samples per opcode) and the 25 instructions with the most stall samples,
+which is where a kernel waits (a use right after a load, say)."""
 import csv,sys,collections,re
 rows=list(csv.reader(open(sys.argv[1])))
 hdr=rows[1]; data=rows[2:]
