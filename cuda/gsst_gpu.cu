@@ -19,9 +19,11 @@
  *   splits    the split table (a split starts at a unit start), sentinels,
  *             header with the code size; one 8-byte read-back of it.
  * Decode: one warp per split, runs of encoded values decoded 16 codes per
- * lane into a shared-memory stage (cuda/NOTES.md); decode_values: one
- * thread per value.  The simpler one-thread-per-split and direct-value
- * kernels stay behind GSST_GPU_FLAG_*.
+ * lane into a shared-memory stage (cuda/NOTES.md); decode_values: a warp
+ * gathers its values' codes, each through the value's own offsets, and
+ * decodes them in batches with the same run decoder.  The simpler
+ * one-thread-per-split and one-thread-per-value kernels stay behind
+ * GSST_GPU_FLAG_*.
  *
  * The per-thread work lives in gsst_gpu_body.h, shared with the CPU
  * emulation that test/gpu checks against the codec.
