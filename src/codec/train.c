@@ -21,6 +21,13 @@
 #define NTOKENS				512		/* codes 0..254, escapes 256 + byte */
 #define ESCAPE_TOKEN(b)		(256u + (b))
 #define NO_PAIR				(NTOKENS * NTOKENS)
+/*
+ * Counters that take what is no pair, NO_PAIR + (step % NO_PAIR_SLOTS):
+ * one counter alone made a chain of increments through memory.
+ */
+#define NO_PAIR_SLOTS		8
+/* copies of the token counters, summed after counting, for the same reason */
+#define SINGLE_COPIES		4
 #define CANDIDATE_HASH		(1u << 16)
 #define SINGLE_BYTE_BOOST	8		/* keeps literals rare, as in FSST */
 
@@ -47,9 +54,10 @@ typedef struct sort_item
 
 typedef struct train_work
 {
-	uint16_t	pair_count[NO_PAIR + 1];	/* NO_PAIR: no pair, skipped */
+	uint16_t	pair_count[NO_PAIR + NO_PAIR_SLOTS];	/* from NO_PAIR: no pair, skipped */
 	uint32_t	touched_pairs[2 * SAMPLE_CAP];
 	uint32_t	single_count[NTOKENS];
+	uint32_t	single_copies[SINGLE_COPIES][NTOKENS];
 	/* one record per step: token | first byte << 9 | (length > 1) << 17 */
 	uint32_t	records[SAMPLE_CAP];
 	uint16_t	candidate_index[CANDIDATE_HASH];	/* 1 + index, or 0 */
@@ -577,18 +585,21 @@ count_records(train_work *w, const uint32_t *records, size_t nrecords, unsigned 
 		uint32_t	first = (record >> 9) & 0xFF;
 		uint32_t	longer = record >> 17;
 
+		uint32_t	no_pair = NO_PAIR + (uint32_t) (i & (NO_PAIR_SLOTS - 1));
+		uint32_t   *single = w->single_copies[i & (SINGLE_COPIES - 1)];
+
 		/* a code 1 byte, an escape 2, a separator none */
 		code_bytes += 1 + (token >= 256) - 2 * (token == sep_token);
-		w->single_count[token]++;
+		single[token]++;
 		/* a lone first byte is always a candidate too */
-		w->single_count[ESCAPE_TOKEN(first)] += longer;
+		single[ESCAPE_TOKEN(first)] += longer;
 		if (count_pairs)
 		{
 			uint32_t	index = select_u32((previous == sep_token) | (token == sep_token),
-										   NO_PAIR, previous * NTOKENS + token);
+										   no_pair, previous * NTOKENS + token);
 			uint32_t	extended = select_u32(longer & (previous != sep_token),
 											  previous * NTOKENS + ESCAPE_TOKEN(first),
-											  NO_PAIR);
+											  no_pair);
 
 			w->touched_pairs[nt] = index;
 			nt += w->pair_count[index]++ == 0;
@@ -612,7 +623,7 @@ count_sample(train_work *w, size_t limit, unsigned sep, int count_pairs, size_t 
 				lane_records[MATCH_MAX_LANES];
 	uint64_t	code_bytes = 0;
 
-	memset(w->single_count, 0, sizeof(w->single_count));
+	memset(w->single_copies, 0, sizeof(w->single_copies));
 	*ntouched = 0;
 	if (GSST_UNLIKELY(!w->enc.long_slots_ok))
 		match_sample_hashed(w, limit, lane_start, lane_records);
@@ -625,6 +636,14 @@ count_sample(train_work *w, size_t limit, unsigned sep, int count_pairs, size_t 
 	for (int k = 0; k < MATCH_MAX_LANES; k++)
 		code_bytes += count_records(w, w->records + lane_start[k], lane_records[k], sep,
 									count_pairs, ntouched);
+	for (unsigned token = 0; token < NTOKENS; token++)
+	{
+		uint32_t	sum = 0;
+
+		for (int c = 0; c < SINGLE_COPIES; c++)
+			sum += w->single_copies[c][token];
+		w->single_count[token] = sum;
+	}
 	return code_bytes;
 }
 
@@ -1068,7 +1087,8 @@ gsst_train_generations(gsst_table *table, const uint8_t *const *values, const si
 
 		gsst_encoder_init_for_training(&w->enc, &current);
 		mark_pairs(w, &current, 0);
-		code_bytes = count_sample(w, limit, sep, generation < generations, &ntouched);
+		/* the last table is built without pairs: count them only before */
+		code_bytes = count_sample(w, limit, sep, generation < generations - 1, &ntouched);
 
 		/* score the current table on the whole sample */
 		if (limit >= sample_size)
