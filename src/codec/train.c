@@ -64,7 +64,6 @@ typedef struct train_work
 	candidate	candidates[MAX_CANDIDATES];
 	sort_item	items[2 * MAX_CANDIDATES];
 	uint8_t		sample[SAMPLE_CAP];
-	uint8_t		staging[SAMPLE_BYTES + 8];
 	uint32_t	piece_len[SAMPLE_BYTES + 1];
 	/* code + 1 of the 2-byte symbol b0 | b1 << 8 of the current table, or 0 */
 	uint8_t		pair_code_plus_one[65536];
@@ -116,16 +115,57 @@ scale_draw(uint64_t draw, size_t n)
 	} while (0)
 
 /*
- * Fill the staging buffer: every value when they all fit, else random
- * pieces of random values.  Returns the number of pieces.
+ * Copy a piece into the sample, reading exactly len bytes of the value:
+ * most pieces are short, and a library call (or rep movs) per piece cost
+ * more than the bytes.
+ */
+GSST_INLINE void
+copy_piece(uint8_t *dst, const uint8_t *src, size_t len)
+{
+	if (len >= 8 && len <= 16)
+	{
+		uint64_t	head = load_u64(src),
+					tail = load_u64(src + len - 8);
+
+		store_u64(dst, head);
+		store_u64(dst + len - 8, tail);
+	}
+	else if (len >= 4 && len < 8)
+	{
+		uint32_t	head = load_u32(src),
+					tail = load_u32(src + len - 4);
+
+		store_u32(dst, head);
+		store_u32(dst + len - 4, tail);
+	}
+	else if (len < 4)
+	{
+		uint8_t		b0 = src[0],
+					b1 = src[len / 2],
+					b2 = src[len - 1];
+
+		dst[0] = b0;
+		dst[len / 2] = b1;
+		dst[len - 1] = b2;
+	}
+	else
+		memcpy(dst, src, len);
+}
+
+/*
+ * Fill the sample with pieces, each followed by a NUL (lay_out_sample
+ * picks the separator): every value when they all fit, else random pieces
+ * of random values.  Returns the number of pieces; *sample_size gets the
+ * bytes written, separators included.
  */
 static size_t
 take_pieces(train_work *w, const uint8_t *const *values, const size_t *lens, size_t n,
-			size_t *sample_bytes, uint64_t *total_bytes)
+			size_t *sample_bytes, size_t *sample_size, uint64_t *total_bytes)
 {
 	uint64_t	total = 0;
 	size_t		npieces = 0,
 				used = 0;
+	uint8_t    *to = w->sample;
 	uint64_t	rng = 0x6773737421ull;	/* "gsst!" */
 
 	for (size_t i = 0; i < n; i++)
@@ -138,7 +178,9 @@ take_pieces(train_work *w, const uint8_t *const *values, const size_t *lens, siz
 		{
 			if (lens[i] == 0)
 				continue;
-			memcpy(w->staging + used, values[i], lens[i]);
+			copy_piece(to, values[i], lens[i]);
+			to += lens[i];
+			*to++ = 0;
 			used += lens[i];
 			w->piece_len[npieces++] = (uint32_t) lens[i];
 		}
@@ -183,51 +225,56 @@ take_pieces(train_work *w, const uint8_t *const *values, const size_t *lens, siz
 			}
 			if (len > SAMPLE_BYTES - used)
 				len = SAMPLE_BYTES - used;
-			memcpy(w->staging + used, values[i] + start, len);
+			copy_piece(to, values[i] + start, len);
+			to += len;
+			*to++ = 0;
 			used += len;
 			w->piece_len[npieces++] = (uint32_t) len;
 		}
 	}
 	*sample_bytes = used;
+	*sample_size = (size_t) (to - w->sample);
 	return npieces;
 }
 
 /*
- * Build the sample: the pieces, each followed by a separator byte, then 8
- * bytes of load slack.  The separator is the rarest byte of the pieces (NUL
- * for text, which has none); it is never part of a candidate, so no
- * symbol ever matches across it, and the counting needs no piece lengths:
- * a separator is a step of its own that ends the pair chain.  Where the
- * separator also occurs inside a piece (binary data), it splits it there:
- * a small loss for data that has no unused byte.  Returns the sample size.
+ * Finish the sample that take_pieces laid out: each piece is followed by a
+ * separator byte, then come 8 bytes of load slack.  The separator is the
+ * rarest byte of the pieces (NUL for text, which has none); it is never
+ * part of a candidate, so no symbol ever matches across it, and the
+ * counting needs no piece lengths: a separator is a step of its own that
+ * ends the pair chain.  Where the separator also occurs inside a piece
+ * (binary data), it splits it there: a small loss for data that has no
+ * unused byte.
  */
-static size_t
-lay_out_sample(train_work *w, size_t npieces, size_t bytes, unsigned *separator)
+static void
+lay_out_sample(train_work *w, size_t npieces, size_t size, unsigned *separator)
 {
 	unsigned	sep = 0;
-	size_t		from = 0,
-				to = 0;
+	size_t		zeros = 0;
 
-	if (memchr(w->staging, 0, bytes) != NULL)
+	/* the NULs beyond the npieces separators are in the pieces */
+	for (size_t i = 0; i < size; i++)
+		zeros += w->sample[i] == 0;
+	if (zeros > npieces)
 	{
 		uint32_t	histogram[256] = {0};
+		size_t		at = 0;
 
-		for (size_t i = 0; i < bytes; i++)
-			histogram[w->staging[i]]++;
+		for (size_t i = 0; i < size; i++)
+			histogram[w->sample[i]]++;
+		histogram[0] -= (uint32_t) npieces;
 		for (unsigned b = 1; b < 256; b++)
 			if (histogram[b] < histogram[sep])
 				sep = b;
+		for (size_t k = 0; k < npieces; k++)
+		{
+			at += w->piece_len[k];
+			w->sample[at++] = (uint8_t) sep;
+		}
 	}
-	for (size_t k = 0; k < npieces; k++)
-	{
-		memcpy(w->sample + to, w->staging + from, w->piece_len[k]);
-		to += w->piece_len[k];
-		from += w->piece_len[k];
-		w->sample[to++] = (uint8_t) sep;
-	}
-	memset(w->sample + to, (int) sep, 8);
+	memset(w->sample + size, (int) sep, 8);
 	*separator = sep;
-	return to;
 }
 
 /* Bytes of a token: a symbol, or the escaped byte itself. */
@@ -759,6 +806,9 @@ sort_items(sort_item *items, size_t n, sort_item *scratch)
  */
 #define GAIN_EXACT		4096
 #define GAIN_CLASSES	(GAIN_EXACT + (1 << 22) / 4096)
+#define GAIN_GROUP		64		/* classes summed at once to find the cut */
+/* the classes, and one more: a whole group */
+#define GAIN_HISTOGRAM	((GAIN_CLASSES / GAIN_GROUP + 1) * GAIN_GROUP)
 
 GSST_INLINE uint32_t
 gain_class(uint32_t gain)
@@ -779,7 +829,7 @@ gain_class(uint32_t gain)
 static size_t
 keep_strongest(candidate *c, size_t n)
 {
-	uint32_t	histogram[GAIN_CLASSES + 1];
+	uint32_t	histogram[GAIN_HISTOGRAM];
 	size_t		lo = 0,
 				hi,
 				above = 0;
@@ -790,8 +840,28 @@ keep_strongest(candidate *c, size_t n)
 	memset(histogram, 0, sizeof(histogram));
 	for (size_t k = 0; k < n; k++)
 		histogram[gain_class(c[k].gain)]++;
-	for (cut = GAIN_CLASSES; above + histogram[cut] < STRONGEST_KEPT; cut--)
-		above += histogram[cut];
+
+	/*
+	 * The cut: the highest class with STRONGEST_KEPT candidates at or
+	 * above it.  Whole groups of classes first: a scan of every class
+	 * was a long chain of adds.
+	 */
+	{
+		uint32_t	group = GAIN_CLASSES / GAIN_GROUP;
+
+		for (;; group--)
+		{
+			uint32_t	in_group = 0;
+
+			for (uint32_t k = 0; k < GAIN_GROUP; k++)
+				in_group += histogram[group * GAIN_GROUP + k];
+			if (above + in_group >= STRONGEST_KEPT)
+				break;
+			above += in_group;
+		}
+		for (cut = group * GAIN_GROUP + GAIN_GROUP - 1; above + histogram[cut] < STRONGEST_KEPT; cut--)
+			above += histogram[cut];
+	}
 	hi = 0;
 	for (size_t k = 0; k < n; k++)
 	{
@@ -1061,8 +1131,8 @@ gsst_train_generations(gsst_table *table, const uint8_t *const *values, const si
 	memset(w->pair_count, 0, sizeof(w->pair_count));
 	memset(w->candidate_index, 0, sizeof(w->candidate_index));
 	memset(w->pair_code_plus_one, 0, sizeof(w->pair_code_plus_one));
-	npieces = take_pieces(w, values, lens, n, &sample_bytes, &total_bytes);
-	sample_size = lay_out_sample(w, npieces, sample_bytes, &sep);
+	npieces = take_pieces(w, values, lens, n, &sample_bytes, &sample_size, &total_bytes);
+	lay_out_sample(w, npieces, sample_size, &sep);
 
 	/* the empty table: every byte escaped */
 	gsst_table_build(&current, NULL, NULL, 0);
