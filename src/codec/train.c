@@ -58,6 +58,9 @@ typedef struct train_work
 	uint32_t	touched_pairs[2 * SAMPLE_CAP];
 	uint32_t	single_count[NTOKENS];
 	uint32_t	single_copies[SINGLE_COPIES][NTOKENS];
+	uint32_t	lone_copies[SINGLE_COPIES][256];	/* first bytes of longer tokens */
+	uint32_t	sep_token;		/* the separator's escape token */
+	size_t		sep_count;		/* separator bytes in the sample */
 	/* one record per step: token | first byte << 9 | (length > 1) << 17 */
 	uint32_t	records[SAMPLE_CAP];
 	uint16_t	candidate_index[CANDIDATE_HASH];	/* 1 + index, or 0 */
@@ -250,6 +253,7 @@ take_pieces(train_work *w, const uint8_t *const *values, const size_t *lens, siz
 static void
 lay_out_sample(train_work *w, size_t npieces, size_t size, unsigned *separator)
 {
+	w->sep_count = npieces;
 	unsigned	sep = 0;
 	size_t		zeros = 0;
 
@@ -267,6 +271,7 @@ lay_out_sample(train_work *w, size_t npieces, size_t size, unsigned *separator)
 		for (unsigned b = 1; b < 256; b++)
 			if (histogram[b] < histogram[sep])
 				sep = b;
+		w->sep_count += histogram[sep];
 		for (size_t k = 0; k < npieces; k++)
 		{
 			at += w->piece_len[k];
@@ -306,8 +311,23 @@ token_symbol(const gsst_table *t, unsigned token, uint64_t *symbol, unsigned *le
 #define MATCH_LANES 4
 #define MATCH_MAX_LANES 32	/* the AVX-512 lanes */
 
+/*
+ * A record: the token, the token before it in its lane (so that its bits
+ * 0..17 are the pair's counter index), the first byte, and whether the
+ * token is longer than that byte.  The matching lanes know the previous
+ * token anyway; computed in counting, it cost more than the counting.
+ */
+#define RECORD_FIRST_SHIFT	18
+#define RECORD_LONGER_SHIFT	26
+
+GSST_INLINE uint32_t
+make_record(uint32_t token, uint32_t previous, uint32_t first, uint32_t longer)
+{
+	return token | previous << 9 | first << RECORD_FIRST_SHIFT | longer << RECORD_LONGER_SHIFT;
+}
+
 GSST_INLINE const uint8_t *
-match_step(const train_work *w, const uint8_t *p, uint32_t *record)
+match_step(const train_work *w, const uint8_t *p, uint32_t *record, uint32_t *previous)
 {
 	const gsst_encoder *enc = &w->enc;
 	uint64_t	word = load_u64(p);
@@ -333,8 +353,9 @@ match_step(const train_work *w, const uint8_t *p, uint32_t *record)
 	entry = GSST_UNPREDICTABLE(((word ^ slots[at0]) & slots[at0 + 1]) == 0) ? long0 : entry;
 	code = entry & 0xFF;
 	advance = entry >> 8;
-	*record = (GSST_UNPREDICTABLE(code == GSST_ESCAPE) ? ESCAPE_TOKEN(first) : code) |
-		first << 9 | (uint32_t) (advance > 1) << 17;
+	code = GSST_UNPREDICTABLE(code == GSST_ESCAPE) ? ESCAPE_TOKEN(first) : code;
+	*record = make_record(code, *previous, first, advance > 1);
+	*previous = code;
 	return p + advance;
 }
 
@@ -350,6 +371,7 @@ match_sample_hashed(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LAN
 	const uint8_t *p = w->sample;
 	const uint8_t *end = w->sample + limit;
 	uint32_t   *record = w->records;
+	uint32_t	previous = w->sep_token;
 
 	while (p < end)
 	{
@@ -358,9 +380,10 @@ match_sample_hashed(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LAN
 		unsigned	advance;
 		/* no length checks: no symbol reaches past a separator */
 		unsigned	code = gsst_match(&w->enc, word, GSST_MAX_SYMBOL_LEN, &advance);
+		uint32_t	token = code == GSST_ESCAPE ? ESCAPE_TOKEN(first) : code;
 
-		*record++ = (code == GSST_ESCAPE ? ESCAPE_TOKEN(first) : code) |
-			first << 9 | (uint32_t) (advance > 1) << 17;
+		*record++ = make_record(token, previous, first, advance > 1);
+		previous = token;
 		p += advance;
 	}
 	for (int k = 0; k < MATCH_MAX_LANES; k++)
@@ -400,11 +423,14 @@ match_sample(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LANES],
 	const uint8_t *p[MATCH_LANES],
 			   *end[MATCH_LANES];
 	uint32_t   *record[MATCH_LANES];
+	uint32_t	previous[MATCH_LANES];
 	size_t		at = 0;
 
 	for (int k = 0; k < MATCH_LANES; k++)
 	{
 		size_t		lane_end = lane_boundary(w, limit, k, MATCH_LANES, at);
+
+		previous[k] = w->sep_token;	/* a lane starts after a separator */
 
 		lane_start[k] = at;
 		p[k] = w->sample + at;
@@ -429,6 +455,10 @@ match_sample(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LANES],
 				   *r1 = record[1],
 				   *r2 = record[2],
 				   *r3 = record[3];
+		uint32_t	q0 = previous[0],
+					q1 = previous[1],
+					q2 = previous[2],
+					q3 = previous[3];
 
 		for (int k = 0; k < MATCH_LANES; k++)
 		{
@@ -440,11 +470,15 @@ match_sample(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LANES],
 			break;
 		for (size_t r = 0; r < rounds; r++)
 		{
-			p0 = match_step(w, p0, r0++);
-			p1 = match_step(w, p1, r1++);
-			p2 = match_step(w, p2, r2++);
-			p3 = match_step(w, p3, r3++);
+			p0 = match_step(w, p0, r0++, &q0);
+			p1 = match_step(w, p1, r1++, &q1);
+			p2 = match_step(w, p2, r2++, &q2);
+			p3 = match_step(w, p3, r3++, &q3);
 		}
+		previous[0] = q0;
+		previous[1] = q1;
+		previous[2] = q2;
+		previous[3] = q3;
 		p[0] = p0;
 		p[1] = p1;
 		p[2] = p2;
@@ -457,7 +491,7 @@ match_sample(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LANES],
 	for (int k = 0; k < MATCH_LANES; k++)
 	{
 		while (p[k] < end[k])
-			p[k] = match_step(w, p[k], record[k]++);
+			p[k] = match_step(w, p[k], record[k]++, &previous[k]);
 		lane_records[k] = (size_t) (record[k] - (w->records + lane_start[k]));
 	}
 	for (int k = MATCH_LANES; k < MATCH_MAX_LANES; k++)
@@ -489,7 +523,7 @@ tv_usable(void)
 /* One step of 16 lanes: p the sample offsets, r the record indexes. */
 static inline __attribute__((target(TV_TARGET), always_inline)) void
 tv_step(const train_work *w, __m512i masks, __m512i *pp, __m512i *rr, __mmask16 *act,
-		__m512i pend)
+		__m512i pend, __m512i *previous, int score)
 {
 	const gsst_encoder *enc = &w->enc;
 	const __m512i low24 = _mm512_set1_epi32(0xFFFFFF);
@@ -537,7 +571,8 @@ tv_step(const train_work *w, __m512i masks, __m512i *pp, __m512i *rr, __mmask16 
 	__m512i		entry = _mm512_and_si512(_mm512_i32gather_epi32(first, enc->byte_entry, 2), low16);
 	__m512i		code,
 				advance,
-				token;
+				token,
+				record;
 
 	entry = _mm512_mask_add_epi32(entry, _mm512_test_epi32_mask(pair, pair), pair,
 								  _mm512_set1_epi32((2 << 8) - 1));
@@ -545,22 +580,57 @@ tv_step(const train_work *w, __m512i masks, __m512i *pp, __m512i *rr, __mmask16 
 	entry = _mm512_mask_mov_epi32(entry, hit0, entry0);
 	code = _mm512_and_si512(entry, low8);
 	advance = _mm512_srli_epi32(entry, 8);
+	if (score)
+	{
+		/* *rr counts the lane's code bytes: 1, and 1 more for an escape */
+		*rr = _mm512_mask_add_epi32(*rr, active, *rr, one);
+		*rr = _mm512_mask_add_epi32(*rr, active & _mm512_cmpeq_epu32_mask(code, low8), *rr, one);
+		p = _mm512_mask_add_epi32(p, active, p, advance);
+		*act = _mm512_cmplt_epu32_mask(p, pend);
+		*pp = p;
+		return;
+	}
 	token = _mm512_mask_add_epi32(code, _mm512_cmpeq_epu32_mask(code, low8), first,
 								  _mm512_set1_epi32(256));
-	token = _mm512_or_si512(token, _mm512_slli_epi32(first, 9));
-	token = _mm512_mask_or_epi32(token, _mm512_cmpgt_epu32_mask(advance, one), token,
-								 _mm512_set1_epi32(1 << 17));
-	_mm512_mask_i32scatter_epi32((void *) w->records, active, *rr, token, 4);
+	record = _mm512_or_si512(_mm512_or_si512(token, _mm512_slli_epi32(*previous, 9)),
+							 _mm512_slli_epi32(first, RECORD_FIRST_SHIFT));
+	record = _mm512_mask_or_epi32(record, _mm512_cmpgt_epu32_mask(advance, one), record,
+								  _mm512_set1_epi32(1 << RECORD_LONGER_SHIFT));
+	*previous = _mm512_mask_mov_epi32(*previous, active, token);
+	_mm512_mask_i32scatter_epi32((void *) w->records, active, *rr, record, 4);
 	*rr = _mm512_mask_add_epi32(*rr, active, *rr, one);
 	p = _mm512_mask_add_epi32(p, active, p, advance);
 	*act = _mm512_cmplt_epu32_mask(p, pend);
 	*pp = p;
 }
 
+/* The steps of all lanes till every lane is done. */
+static inline __attribute__((target(TV_TARGET), always_inline)) void
+tv_run(const train_work *w, __m512i masks, __m512i *p, __m512i *r, __mmask16 *active,
+	   const __m512i *pend, __m512i *previous, int score)
+{
+	for (;;)
+	{
+		__mmask16	any = 0;
+
+		for (int g = 0; g < TV_GROUPS; g++)
+		{
+			tv_step(w, masks, &p[g], &r[g], &active[g], pend[g], &previous[g], score);
+			any |= active[g];
+		}
+		if (!any)
+			break;
+	}
+}
+
+/*
+ * With score, only the code bytes of sample[0..limit) are wanted: the lanes
+ * count them instead of writing records, and *code_bytes gets them.
+ */
 __attribute__((target(TV_TARGET), noinline))
 static void
 match_sample_avx512(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LANES],
-					size_t lane_records[MATCH_MAX_LANES])
+					size_t lane_records[MATCH_MAX_LANES], int score, uint64_t *code_bytes)
 {
 	uint32_t	start[MATCH_MAX_LANES],
 				stop[MATCH_MAX_LANES],
@@ -568,7 +638,8 @@ match_sample_avx512(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LAN
 	size_t		at = 0;
 	__m512i		p[TV_GROUPS],
 				r[TV_GROUPS],
-				pend[TV_GROUPS];
+				pend[TV_GROUPS],
+				previous[TV_GROUPS];
 	__mmask16	active[TV_GROUPS];
 	const __m512i masks = _mm512_set_epi64(0x00FFFFFFFFFFFFFFll, 0x0000FFFFFFFFFFFFll,
 										   0x000000FFFFFFFFFFll, 0x00000000FFFFFFFFll,
@@ -587,22 +658,23 @@ match_sample_avx512(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LAN
 	for (int g = 0; g < TV_GROUPS; g++)
 	{
 		p[g] = _mm512_loadu_si512(start + 16 * g);
-		r[g] = p[g];			/* a lane's records start at its first byte */
+		/* a lane's records start at its first byte; a score starts at 0 */
+		r[g] = score ? _mm512_setzero_si512() : p[g];
 		pend[g] = _mm512_loadu_si512(stop + 16 * g);
+		previous[g] = _mm512_set1_epi32((int) w->sep_token);
 		active[g] = _mm512_cmplt_epu32_mask(p[g], pend[g]);
 	}
-	for (;;)
+	if (score)
 	{
-		__mmask16	any = 0;
+		uint64_t	sum = 0;
 
+		tv_run(w, masks, p, r, active, pend, previous, 1);
 		for (int g = 0; g < TV_GROUPS; g++)
-		{
-			tv_step(w, masks, &p[g], &r[g], &active[g], pend[g]);
-			any |= active[g];
-		}
-		if (!any)
-			break;
+			sum += (uint64_t) _mm512_reduce_add_epi32(r[g]);
+		*code_bytes = sum;
+		return;
 	}
+	tv_run(w, masks, p, r, active, pend, previous, 0);
 	for (int g = 0; g < TV_GROUPS; g++)
 		_mm512_storeu_si512(next + 16 * g, r[g]);
 	for (int k = 0; k < MATCH_MAX_LANES; k++)
@@ -613,50 +685,47 @@ match_sample_avx512(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LAN
 /*
  * Count tokens and (when count_pairs) adjacent pairs of the records, and
  * the pair of each token before a longer symbol with that symbol's first
- * byte alone (extending a symbol by one byte).  Pairs with a separator go
- * to NO_PAIR.  Returns the code bytes of the records.
+ * byte alone (extending a symbol by one byte).  Pairs with a separator are
+ * counted too, and skipped in gather_candidates: a select here cost more.
  */
-static uint64_t
-count_records(train_work *w, const uint32_t *records, size_t nrecords, unsigned sep,
-			  int count_pairs, size_t *touched)
+static void
+count_records(train_work *w, const uint32_t *records, size_t nrecords, int count_pairs,
+			  size_t *touched)
 {
-	uint32_t	sep_token = ESCAPE_TOKEN(sep);
-	uint32_t	previous = sep_token;
-	uint64_t	code_bytes = 0;
 	size_t		nt = *touched;
 
+	if (!count_pairs)
+	{
+		for (size_t i = 0; i < nrecords; i++)
+		{
+			uint32_t	record = records[i];
+
+			w->single_copies[i & (SINGLE_COPIES - 1)][record & (NTOKENS - 1)]++;
+			w->lone_copies[i & (SINGLE_COPIES - 1)][(record >> RECORD_FIRST_SHIFT) & 0xFF] +=
+				record >> RECORD_LONGER_SHIFT;
+		}
+		return;
+	}
 	for (size_t i = 0; i < nrecords; i++)
 	{
 		uint32_t	record = records[i];
 		uint32_t	token = record & (NTOKENS - 1);
-		uint32_t	first = (record >> 9) & 0xFF;
-		uint32_t	longer = record >> 17;
-
+		uint32_t	pair = record & (NTOKENS * NTOKENS - 1);
+		uint32_t	first = (record >> RECORD_FIRST_SHIFT) & 0xFF;
+		uint32_t	longer = record >> RECORD_LONGER_SHIFT;
 		uint32_t	no_pair = NO_PAIR + (uint32_t) (i & (NO_PAIR_SLOTS - 1));
-		uint32_t   *single = w->single_copies[i & (SINGLE_COPIES - 1)];
+		uint32_t	extended = select_u32(longer, (pair & ~(NTOKENS - 1)) | ESCAPE_TOKEN(first),
+										  no_pair);
 
-		/* a code 1 byte, an escape 2, a separator none */
-		code_bytes += 1 + (token >= 256) - 2 * (token == sep_token);
-		single[token]++;
+		w->single_copies[i & (SINGLE_COPIES - 1)][token]++;
 		/* a lone first byte is always a candidate too */
-		single[ESCAPE_TOKEN(first)] += longer;
-		if (count_pairs)
-		{
-			uint32_t	index = select_u32((previous == sep_token) | (token == sep_token),
-										   no_pair, previous * NTOKENS + token);
-			uint32_t	extended = select_u32(longer & (previous != sep_token),
-											  previous * NTOKENS + ESCAPE_TOKEN(first),
-											  no_pair);
-
-			w->touched_pairs[nt] = index;
-			nt += w->pair_count[index]++ == 0;
-			w->touched_pairs[nt] = extended;
-			nt += w->pair_count[extended]++ == 0;
-		}
-		previous = token;
+		w->lone_copies[i & (SINGLE_COPIES - 1)][first] += longer;
+		w->touched_pairs[nt] = pair;
+		nt += w->pair_count[pair]++ == 0;
+		w->touched_pairs[nt] = extended;
+		nt += w->pair_count[extended]++ == 0;
 	}
 	*touched = nt;
-	return code_bytes;
 }
 
 /*
@@ -664,34 +733,64 @@ count_records(train_work *w, const uint32_t *records, size_t nrecords, unsigned 
  * tokens and (when count_pairs) pairs.  Returns the code bytes.
  */
 static uint64_t
-count_sample(train_work *w, size_t limit, unsigned sep, int count_pairs, size_t *ntouched)
+count_sample(train_work *w, size_t limit, int count_pairs, size_t *ntouched)
 {
 	size_t		lane_start[MATCH_MAX_LANES],
 				lane_records[MATCH_MAX_LANES];
 	uint64_t	code_bytes = 0;
 
 	memset(w->single_copies, 0, sizeof(w->single_copies));
+	memset(w->lone_copies, 0, sizeof(w->lone_copies));
 	*ntouched = 0;
 	if (GSST_UNLIKELY(!w->enc.long_slots_ok))
 		match_sample_hashed(w, limit, lane_start, lane_records);
 #ifdef GSST_TRAIN_AVX512
 	else if (tv_usable())
-		match_sample_avx512(w, limit, lane_start, lane_records);
+		match_sample_avx512(w, limit, lane_start, lane_records, 0, NULL);
 #endif
 	else
 		match_sample(w, limit, lane_start, lane_records);
 	for (int k = 0; k < MATCH_MAX_LANES; k++)
-		code_bytes += count_records(w, w->records + lane_start[k], lane_records[k], sep,
-									count_pairs, ntouched);
+		count_records(w, w->records + lane_start[k], lane_records[k], count_pairs, ntouched);
 	for (unsigned token = 0; token < NTOKENS; token++)
 	{
 		uint32_t	sum = 0;
 
 		for (int c = 0; c < SINGLE_COPIES; c++)
 			sum += w->single_copies[c][token];
+		/* a code 1 byte, an escape 2, a separator none */
+		code_bytes += (uint64_t) sum * (1 + (token >= 256)) -
+			(token == w->sep_token ? 2 * (uint64_t) sum : 0);
 		w->single_count[token] = sum;
 	}
+	for (unsigned b = 0; b < 256; b++)
+		for (int c = 0; c < SINGLE_COPIES; c++)
+			w->single_count[ESCAPE_TOKEN(b)] += w->lone_copies[c][b];
 	return code_bytes;
+}
+
+/*
+ * The code bytes of the whole sample with the current table, for a table
+ * that is only scored.
+ */
+static uint64_t
+score_sample(train_work *w, size_t sample_size)
+{
+	size_t		ntouched;
+
+#ifdef GSST_TRAIN_AVX512
+	if (GSST_LIKELY(w->enc.long_slots_ok) && tv_usable())
+	{
+		size_t		lane_start[MATCH_MAX_LANES],
+					lane_records[MATCH_MAX_LANES];
+		uint64_t	bytes;
+
+		match_sample_avx512(w, sample_size, lane_start, lane_records, 1, &bytes);
+		/* each separator was an escape of its own, and is no code */
+		return bytes - 2 * (uint64_t) w->sep_count;
+	}
+#endif
+	return count_sample(w, sample_size, 0, &ntouched);
 }
 
 static uint32_t
@@ -1025,7 +1124,8 @@ gather_candidates(train_work *w, const gsst_table *current, size_t ntouched,
 					len2;
 
 		w->pair_count[index] = 0;
-		if (!extend || index >= NO_PAIR)
+		if (!extend || index >= NO_PAIR || index / NTOKENS == ESCAPE_TOKEN(sep) ||
+			index % NTOKENS == ESCAPE_TOKEN(sep))
 			continue;
 		if (count == 1)
 		{
@@ -1133,6 +1233,7 @@ gsst_train_generations(gsst_table *table, const uint8_t *const *values, const si
 	memset(w->pair_code_plus_one, 0, sizeof(w->pair_code_plus_one));
 	npieces = take_pieces(w, values, lens, n, &sample_bytes, &sample_size, &total_bytes);
 	lay_out_sample(w, npieces, sample_size, &sep);
+	w->sep_token = ESCAPE_TOKEN(sep);
 
 	/* the empty table: every byte escaped */
 	gsst_table_build(&current, NULL, NULL, 0);
@@ -1158,7 +1259,13 @@ gsst_train_generations(gsst_table *table, const uint8_t *const *values, const si
 		gsst_encoder_init_for_training(&w->enc, &current);
 		mark_pairs(w, &current, 0);
 		/* the last table is built without pairs: count them only before */
-		code_bytes = count_sample(w, limit, sep, generation < generations - 1, &ntouched);
+		if (generation == generations)
+		{
+			code_bytes = score_sample(w, sample_size);
+			ntouched = 0;
+		}
+		else
+			code_bytes = count_sample(w, limit, generation < generations - 1, &ntouched);
 
 		/* score the current table on the whole sample */
 		if (limit >= sample_size)
