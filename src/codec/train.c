@@ -842,16 +842,32 @@ add_candidate(train_work *w, size_t n, uint64_t symbol, unsigned len, uint32_t g
  */
 #define STRONGEST_KEPT 768
 
-/* The order of keep_strongest: a stronger candidate first. */
-GSST_INLINE int
-stronger(const candidate *x, const candidate *y)
+/*
+ * The order of keep_strongest: a stronger candidate first (more gain, then
+ * shorter, then the lower symbol).  A candidate's strength is two words
+ * compared in turn; the comparison has no branches.
+ */
+typedef struct strength
 {
-	if (x->gain != y->gain)
-		return x->gain > y->gain;
-	if (x->len != y->len)
-		return x->len < y->len;
-	return x->symbol < y->symbol;
+	uint64_t	high;
+	uint64_t	low;
+} strength;
+
+GSST_INLINE strength
+strength_of(const candidate *x)
+{
+	strength	s = {(uint64_t) x->gain << 4 | (uint64_t) (15 - x->len), ~x->symbol};
+
+	return s;
 }
+
+GSST_INLINE uint64_t
+stronger(strength x, strength y)
+{
+	return (uint64_t) (x.high > y.high) | ((uint64_t) (x.high == y.high) & (uint64_t) (x.low > y.low));
+}
+
+_Static_assert(sizeof(candidate) == 16, "candidates move as two words");
 
 /*
  * Sort items[0..n) by key, ascending, stably (an LSD radix sort by bytes,
@@ -977,14 +993,33 @@ keep_strongest(candidate *c, size_t n)
 		/* stronger than the pivot to the front, then the pivot */
 		c[mid] = c[hi - 1];
 		c[hi - 1] = pivot;
-		for (size_t k = lo; k < hi - 1; k++)
+		/*
+		 * The swap of a Lomuto partition, without branches (they
+		 * mispredicted half the time): both places are written, with
+		 * their own values where nothing moves.
+		 */
 		{
-			if (stronger(&c[k], &pivot))
-			{
-				candidate	t = c[k];
+			strength	pivot_strength = strength_of(&pivot);
 
-				c[k] = c[i];
-				c[i++] = t;
+			for (size_t k = lo; k < hi - 1; k++)
+			{
+				uint64_t	t[2],
+							u[2],
+							move;
+
+				memcpy(t, &c[k], sizeof(t));
+				memcpy(u, &c[i], sizeof(u));
+				move = -stronger(strength_of(&c[k]), pivot_strength);
+				{
+					uint64_t	at_k[2] = {(u[0] & move) | (t[0] & ~move),
+										   (u[1] & move) | (t[1] & ~move)};
+					uint64_t	at_i[2] = {(t[0] & move) | (u[0] & ~move),
+										   (t[1] & move) | (u[1] & ~move)};
+
+					memcpy(&c[k], at_k, sizeof(at_k));
+					memcpy(&c[i], at_i, sizeof(at_i));
+				}
+				i += move & 1;
 			}
 		}
 		c[hi - 1] = c[i];
