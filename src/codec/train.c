@@ -21,6 +21,13 @@
 #define NTOKENS				512		/* codes 0..254, escapes 256 + byte */
 #define ESCAPE_TOKEN(b)		(256u + (b))
 #define NO_PAIR				(NTOKENS * NTOKENS)
+/*
+ * Counters that take what is no pair, NO_PAIR + (step % NO_PAIR_SLOTS):
+ * one counter alone made a chain of increments through memory.
+ */
+#define NO_PAIR_SLOTS		8
+/* copies of the token counters, summed after counting, for the same reason */
+#define SINGLE_COPIES		4
 #define CANDIDATE_HASH		(1u << 16)
 #define SINGLE_BYTE_BOOST	8		/* keeps literals rare, as in FSST */
 
@@ -47,16 +54,19 @@ typedef struct sort_item
 
 typedef struct train_work
 {
-	uint16_t	pair_count[NO_PAIR + 1];	/* NO_PAIR: no pair, skipped */
+	uint16_t	pair_count[NO_PAIR + NO_PAIR_SLOTS];	/* from NO_PAIR: no pair, skipped */
 	uint32_t	touched_pairs[2 * SAMPLE_CAP];
 	uint32_t	single_count[NTOKENS];
+	uint32_t	single_copies[SINGLE_COPIES][NTOKENS];
+	uint32_t	lone_copies[SINGLE_COPIES][256];	/* first bytes of longer tokens */
+	uint32_t	sep_token;		/* the separator's escape token */
+	size_t		sep_count;		/* separator bytes in the sample */
 	/* one record per step: token | first byte << 9 | (length > 1) << 17 */
 	uint32_t	records[SAMPLE_CAP];
 	uint16_t	candidate_index[CANDIDATE_HASH];	/* 1 + index, or 0 */
 	candidate	candidates[MAX_CANDIDATES];
 	sort_item	items[2 * MAX_CANDIDATES];
 	uint8_t		sample[SAMPLE_CAP];
-	uint8_t		staging[SAMPLE_BYTES + 8];
 	uint32_t	piece_len[SAMPLE_BYTES + 1];
 	/* code + 1 of the 2-byte symbol b0 | b1 << 8 of the current table, or 0 */
 	uint8_t		pair_code_plus_one[65536];
@@ -108,16 +118,57 @@ scale_draw(uint64_t draw, size_t n)
 	} while (0)
 
 /*
- * Fill the staging buffer: every value when they all fit, else random
- * pieces of random values.  Returns the number of pieces.
+ * Copy a piece into the sample, reading exactly len bytes of the value:
+ * most pieces are short, and a library call (or rep movs) per piece cost
+ * more than the bytes.
+ */
+GSST_INLINE void
+copy_piece(uint8_t *dst, const uint8_t *src, size_t len)
+{
+	if (len >= 8 && len <= 16)
+	{
+		uint64_t	head = load_u64(src),
+					tail = load_u64(src + len - 8);
+
+		store_u64(dst, head);
+		store_u64(dst + len - 8, tail);
+	}
+	else if (len >= 4 && len < 8)
+	{
+		uint32_t	head = load_u32(src),
+					tail = load_u32(src + len - 4);
+
+		store_u32(dst, head);
+		store_u32(dst + len - 4, tail);
+	}
+	else if (len < 4)
+	{
+		uint8_t		b0 = src[0],
+					b1 = src[len / 2],
+					b2 = src[len - 1];
+
+		dst[0] = b0;
+		dst[len / 2] = b1;
+		dst[len - 1] = b2;
+	}
+	else
+		memcpy(dst, src, len);
+}
+
+/*
+ * Fill the sample with pieces, each followed by a NUL (lay_out_sample
+ * picks the separator): every value when they all fit, else random pieces
+ * of random values.  Returns the number of pieces; *sample_size gets the
+ * bytes written, separators included.
  */
 static size_t
 take_pieces(train_work *w, const uint8_t *const *values, const size_t *lens, size_t n,
-			size_t *sample_bytes, uint64_t *total_bytes)
+			size_t *sample_bytes, size_t *sample_size, uint64_t *total_bytes)
 {
 	uint64_t	total = 0;
 	size_t		npieces = 0,
 				used = 0;
+	uint8_t    *to = w->sample;
 	uint64_t	rng = 0x6773737421ull;	/* "gsst!" */
 
 	for (size_t i = 0; i < n; i++)
@@ -130,7 +181,9 @@ take_pieces(train_work *w, const uint8_t *const *values, const size_t *lens, siz
 		{
 			if (lens[i] == 0)
 				continue;
-			memcpy(w->staging + used, values[i], lens[i]);
+			copy_piece(to, values[i], lens[i]);
+			to += lens[i];
+			*to++ = 0;
 			used += lens[i];
 			w->piece_len[npieces++] = (uint32_t) lens[i];
 		}
@@ -175,51 +228,58 @@ take_pieces(train_work *w, const uint8_t *const *values, const size_t *lens, siz
 			}
 			if (len > SAMPLE_BYTES - used)
 				len = SAMPLE_BYTES - used;
-			memcpy(w->staging + used, values[i] + start, len);
+			copy_piece(to, values[i] + start, len);
+			to += len;
+			*to++ = 0;
 			used += len;
 			w->piece_len[npieces++] = (uint32_t) len;
 		}
 	}
 	*sample_bytes = used;
+	*sample_size = (size_t) (to - w->sample);
 	return npieces;
 }
 
 /*
- * Build the sample: the pieces, each followed by a separator byte, then 8
- * bytes of load slack.  The separator is the rarest byte of the pieces (NUL
- * for text, which has none); it is never part of a candidate, so no
- * symbol ever matches across it, and the counting needs no piece lengths:
- * a separator is a step of its own that ends the pair chain.  Where the
- * separator also occurs inside a piece (binary data), it splits it there:
- * a small loss for data that has no unused byte.  Returns the sample size.
+ * Finish the sample that take_pieces laid out: each piece is followed by a
+ * separator byte, then come 8 bytes of load slack.  The separator is the
+ * rarest byte of the pieces (NUL for text, which has none); it is never
+ * part of a candidate, so no symbol ever matches across it, and the
+ * counting needs no piece lengths: a separator is a step of its own that
+ * ends the pair chain.  Where the separator also occurs inside a piece
+ * (binary data), it splits it there: a small loss for data that has no
+ * unused byte.
  */
-static size_t
-lay_out_sample(train_work *w, size_t npieces, size_t bytes, unsigned *separator)
+static void
+lay_out_sample(train_work *w, size_t npieces, size_t size, unsigned *separator)
 {
+	w->sep_count = npieces;
 	unsigned	sep = 0;
-	size_t		from = 0,
-				to = 0;
+	size_t		zeros = 0;
 
-	if (memchr(w->staging, 0, bytes) != NULL)
+	/* the NULs beyond the npieces separators are in the pieces */
+	for (size_t i = 0; i < size; i++)
+		zeros += w->sample[i] == 0;
+	if (zeros > npieces)
 	{
 		uint32_t	histogram[256] = {0};
+		size_t		at = 0;
 
-		for (size_t i = 0; i < bytes; i++)
-			histogram[w->staging[i]]++;
+		for (size_t i = 0; i < size; i++)
+			histogram[w->sample[i]]++;
+		histogram[0] -= (uint32_t) npieces;
 		for (unsigned b = 1; b < 256; b++)
 			if (histogram[b] < histogram[sep])
 				sep = b;
+		w->sep_count += histogram[sep];
+		for (size_t k = 0; k < npieces; k++)
+		{
+			at += w->piece_len[k];
+			w->sample[at++] = (uint8_t) sep;
+		}
 	}
-	for (size_t k = 0; k < npieces; k++)
-	{
-		memcpy(w->sample + to, w->staging + from, w->piece_len[k]);
-		to += w->piece_len[k];
-		from += w->piece_len[k];
-		w->sample[to++] = (uint8_t) sep;
-	}
-	memset(w->sample + to, (int) sep, 8);
+	memset(w->sample + size, (int) sep, 8);
 	*separator = sep;
-	return to;
 }
 
 /* Bytes of a token: a symbol, or the escaped byte itself. */
@@ -251,8 +311,23 @@ token_symbol(const gsst_table *t, unsigned token, uint64_t *symbol, unsigned *le
 #define MATCH_LANES 4
 #define MATCH_MAX_LANES 32	/* the AVX-512 lanes */
 
+/*
+ * A record: the token, the token before it in its lane (so that its bits
+ * 0..17 are the pair's counter index), the first byte, and whether the
+ * token is longer than that byte.  The matching lanes know the previous
+ * token anyway; computed in counting, it cost more than the counting.
+ */
+#define RECORD_FIRST_SHIFT	18
+#define RECORD_LONGER_SHIFT	26
+
+GSST_INLINE uint32_t
+make_record(uint32_t token, uint32_t previous, uint32_t first, uint32_t longer)
+{
+	return token | previous << 9 | first << RECORD_FIRST_SHIFT | longer << RECORD_LONGER_SHIFT;
+}
+
 GSST_INLINE const uint8_t *
-match_step(const train_work *w, const uint8_t *p, uint32_t *record)
+match_step(const train_work *w, const uint8_t *p, uint32_t *record, uint32_t *previous)
 {
 	const gsst_encoder *enc = &w->enc;
 	uint64_t	word = load_u64(p);
@@ -278,8 +353,9 @@ match_step(const train_work *w, const uint8_t *p, uint32_t *record)
 	entry = GSST_UNPREDICTABLE(((word ^ slots[at0]) & slots[at0 + 1]) == 0) ? long0 : entry;
 	code = entry & 0xFF;
 	advance = entry >> 8;
-	*record = (GSST_UNPREDICTABLE(code == GSST_ESCAPE) ? ESCAPE_TOKEN(first) : code) |
-		first << 9 | (uint32_t) (advance > 1) << 17;
+	code = GSST_UNPREDICTABLE(code == GSST_ESCAPE) ? ESCAPE_TOKEN(first) : code;
+	*record = make_record(code, *previous, first, advance > 1);
+	*previous = code;
 	return p + advance;
 }
 
@@ -295,6 +371,7 @@ match_sample_hashed(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LAN
 	const uint8_t *p = w->sample;
 	const uint8_t *end = w->sample + limit;
 	uint32_t   *record = w->records;
+	uint32_t	previous = w->sep_token;
 
 	while (p < end)
 	{
@@ -303,9 +380,10 @@ match_sample_hashed(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LAN
 		unsigned	advance;
 		/* no length checks: no symbol reaches past a separator */
 		unsigned	code = gsst_match(&w->enc, word, GSST_MAX_SYMBOL_LEN, &advance);
+		uint32_t	token = code == GSST_ESCAPE ? ESCAPE_TOKEN(first) : code;
 
-		*record++ = (code == GSST_ESCAPE ? ESCAPE_TOKEN(first) : code) |
-			first << 9 | (uint32_t) (advance > 1) << 17;
+		*record++ = make_record(token, previous, first, advance > 1);
+		previous = token;
 		p += advance;
 	}
 	for (int k = 0; k < MATCH_MAX_LANES; k++)
@@ -345,11 +423,14 @@ match_sample(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LANES],
 	const uint8_t *p[MATCH_LANES],
 			   *end[MATCH_LANES];
 	uint32_t   *record[MATCH_LANES];
+	uint32_t	previous[MATCH_LANES];
 	size_t		at = 0;
 
 	for (int k = 0; k < MATCH_LANES; k++)
 	{
 		size_t		lane_end = lane_boundary(w, limit, k, MATCH_LANES, at);
+
+		previous[k] = w->sep_token;	/* a lane starts after a separator */
 
 		lane_start[k] = at;
 		p[k] = w->sample + at;
@@ -374,6 +455,10 @@ match_sample(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LANES],
 				   *r1 = record[1],
 				   *r2 = record[2],
 				   *r3 = record[3];
+		uint32_t	q0 = previous[0],
+					q1 = previous[1],
+					q2 = previous[2],
+					q3 = previous[3];
 
 		for (int k = 0; k < MATCH_LANES; k++)
 		{
@@ -385,11 +470,15 @@ match_sample(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LANES],
 			break;
 		for (size_t r = 0; r < rounds; r++)
 		{
-			p0 = match_step(w, p0, r0++);
-			p1 = match_step(w, p1, r1++);
-			p2 = match_step(w, p2, r2++);
-			p3 = match_step(w, p3, r3++);
+			p0 = match_step(w, p0, r0++, &q0);
+			p1 = match_step(w, p1, r1++, &q1);
+			p2 = match_step(w, p2, r2++, &q2);
+			p3 = match_step(w, p3, r3++, &q3);
 		}
+		previous[0] = q0;
+		previous[1] = q1;
+		previous[2] = q2;
+		previous[3] = q3;
 		p[0] = p0;
 		p[1] = p1;
 		p[2] = p2;
@@ -402,7 +491,7 @@ match_sample(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LANES],
 	for (int k = 0; k < MATCH_LANES; k++)
 	{
 		while (p[k] < end[k])
-			p[k] = match_step(w, p[k], record[k]++);
+			p[k] = match_step(w, p[k], record[k]++, &previous[k]);
 		lane_records[k] = (size_t) (record[k] - (w->records + lane_start[k]));
 	}
 	for (int k = MATCH_LANES; k < MATCH_MAX_LANES; k++)
@@ -434,7 +523,7 @@ tv_usable(void)
 /* One step of 16 lanes: p the sample offsets, r the record indexes. */
 static inline __attribute__((target(TV_TARGET), always_inline)) void
 tv_step(const train_work *w, __m512i masks, __m512i *pp, __m512i *rr, __mmask16 *act,
-		__m512i pend)
+		__m512i pend, __m512i *previous, int score)
 {
 	const gsst_encoder *enc = &w->enc;
 	const __m512i low24 = _mm512_set1_epi32(0xFFFFFF);
@@ -482,7 +571,8 @@ tv_step(const train_work *w, __m512i masks, __m512i *pp, __m512i *rr, __mmask16 
 	__m512i		entry = _mm512_and_si512(_mm512_i32gather_epi32(first, enc->byte_entry, 2), low16);
 	__m512i		code,
 				advance,
-				token;
+				token,
+				record;
 
 	entry = _mm512_mask_add_epi32(entry, _mm512_test_epi32_mask(pair, pair), pair,
 								  _mm512_set1_epi32((2 << 8) - 1));
@@ -490,22 +580,57 @@ tv_step(const train_work *w, __m512i masks, __m512i *pp, __m512i *rr, __mmask16 
 	entry = _mm512_mask_mov_epi32(entry, hit0, entry0);
 	code = _mm512_and_si512(entry, low8);
 	advance = _mm512_srli_epi32(entry, 8);
+	if (score)
+	{
+		/* *rr counts the lane's code bytes: 1, and 1 more for an escape */
+		*rr = _mm512_mask_add_epi32(*rr, active, *rr, one);
+		*rr = _mm512_mask_add_epi32(*rr, active & _mm512_cmpeq_epu32_mask(code, low8), *rr, one);
+		p = _mm512_mask_add_epi32(p, active, p, advance);
+		*act = _mm512_cmplt_epu32_mask(p, pend);
+		*pp = p;
+		return;
+	}
 	token = _mm512_mask_add_epi32(code, _mm512_cmpeq_epu32_mask(code, low8), first,
 								  _mm512_set1_epi32(256));
-	token = _mm512_or_si512(token, _mm512_slli_epi32(first, 9));
-	token = _mm512_mask_or_epi32(token, _mm512_cmpgt_epu32_mask(advance, one), token,
-								 _mm512_set1_epi32(1 << 17));
-	_mm512_mask_i32scatter_epi32((void *) w->records, active, *rr, token, 4);
+	record = _mm512_or_si512(_mm512_or_si512(token, _mm512_slli_epi32(*previous, 9)),
+							 _mm512_slli_epi32(first, RECORD_FIRST_SHIFT));
+	record = _mm512_mask_or_epi32(record, _mm512_cmpgt_epu32_mask(advance, one), record,
+								  _mm512_set1_epi32(1 << RECORD_LONGER_SHIFT));
+	*previous = _mm512_mask_mov_epi32(*previous, active, token);
+	_mm512_mask_i32scatter_epi32((void *) w->records, active, *rr, record, 4);
 	*rr = _mm512_mask_add_epi32(*rr, active, *rr, one);
 	p = _mm512_mask_add_epi32(p, active, p, advance);
 	*act = _mm512_cmplt_epu32_mask(p, pend);
 	*pp = p;
 }
 
+/* The steps of all lanes till every lane is done. */
+static inline __attribute__((target(TV_TARGET), always_inline)) void
+tv_run(const train_work *w, __m512i masks, __m512i *p, __m512i *r, __mmask16 *active,
+	   const __m512i *pend, __m512i *previous, int score)
+{
+	for (;;)
+	{
+		__mmask16	any = 0;
+
+		for (int g = 0; g < TV_GROUPS; g++)
+		{
+			tv_step(w, masks, &p[g], &r[g], &active[g], pend[g], &previous[g], score);
+			any |= active[g];
+		}
+		if (!any)
+			break;
+	}
+}
+
+/*
+ * With score, only the code bytes of sample[0..limit) are wanted: the lanes
+ * count them instead of writing records, and *code_bytes gets them.
+ */
 __attribute__((target(TV_TARGET), noinline))
 static void
 match_sample_avx512(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LANES],
-					size_t lane_records[MATCH_MAX_LANES])
+					size_t lane_records[MATCH_MAX_LANES], int score, uint64_t *code_bytes)
 {
 	uint32_t	start[MATCH_MAX_LANES],
 				stop[MATCH_MAX_LANES],
@@ -513,7 +638,8 @@ match_sample_avx512(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LAN
 	size_t		at = 0;
 	__m512i		p[TV_GROUPS],
 				r[TV_GROUPS],
-				pend[TV_GROUPS];
+				pend[TV_GROUPS],
+				previous[TV_GROUPS];
 	__mmask16	active[TV_GROUPS];
 	const __m512i masks = _mm512_set_epi64(0x00FFFFFFFFFFFFFFll, 0x0000FFFFFFFFFFFFll,
 										   0x000000FFFFFFFFFFll, 0x00000000FFFFFFFFll,
@@ -532,22 +658,23 @@ match_sample_avx512(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LAN
 	for (int g = 0; g < TV_GROUPS; g++)
 	{
 		p[g] = _mm512_loadu_si512(start + 16 * g);
-		r[g] = p[g];			/* a lane's records start at its first byte */
+		/* a lane's records start at its first byte; a score starts at 0 */
+		r[g] = score ? _mm512_setzero_si512() : p[g];
 		pend[g] = _mm512_loadu_si512(stop + 16 * g);
+		previous[g] = _mm512_set1_epi32((int) w->sep_token);
 		active[g] = _mm512_cmplt_epu32_mask(p[g], pend[g]);
 	}
-	for (;;)
+	if (score)
 	{
-		__mmask16	any = 0;
+		uint64_t	sum = 0;
 
+		tv_run(w, masks, p, r, active, pend, previous, 1);
 		for (int g = 0; g < TV_GROUPS; g++)
-		{
-			tv_step(w, masks, &p[g], &r[g], &active[g], pend[g]);
-			any |= active[g];
-		}
-		if (!any)
-			break;
+			sum += (uint64_t) _mm512_reduce_add_epi32(r[g]);
+		*code_bytes = sum;
+		return;
 	}
+	tv_run(w, masks, p, r, active, pend, previous, 0);
 	for (int g = 0; g < TV_GROUPS; g++)
 		_mm512_storeu_si512(next + 16 * g, r[g]);
 	for (int k = 0; k < MATCH_MAX_LANES; k++)
@@ -558,47 +685,47 @@ match_sample_avx512(train_work *w, size_t limit, size_t lane_start[MATCH_MAX_LAN
 /*
  * Count tokens and (when count_pairs) adjacent pairs of the records, and
  * the pair of each token before a longer symbol with that symbol's first
- * byte alone (extending a symbol by one byte).  Pairs with a separator go
- * to NO_PAIR.  Returns the code bytes of the records.
+ * byte alone (extending a symbol by one byte).  Pairs with a separator are
+ * counted too, and skipped in gather_candidates: a select here cost more.
  */
-static uint64_t
-count_records(train_work *w, const uint32_t *records, size_t nrecords, unsigned sep,
-			  int count_pairs, size_t *touched)
+static void
+count_records(train_work *w, const uint32_t *records, size_t nrecords, int count_pairs,
+			  size_t *touched)
 {
-	uint32_t	sep_token = ESCAPE_TOKEN(sep);
-	uint32_t	previous = sep_token;
-	uint64_t	code_bytes = 0;
 	size_t		nt = *touched;
 
+	if (!count_pairs)
+	{
+		for (size_t i = 0; i < nrecords; i++)
+		{
+			uint32_t	record = records[i];
+
+			w->single_copies[i & (SINGLE_COPIES - 1)][record & (NTOKENS - 1)]++;
+			w->lone_copies[i & (SINGLE_COPIES - 1)][(record >> RECORD_FIRST_SHIFT) & 0xFF] +=
+				record >> RECORD_LONGER_SHIFT;
+		}
+		return;
+	}
 	for (size_t i = 0; i < nrecords; i++)
 	{
 		uint32_t	record = records[i];
 		uint32_t	token = record & (NTOKENS - 1);
-		uint32_t	first = (record >> 9) & 0xFF;
-		uint32_t	longer = record >> 17;
+		uint32_t	pair = record & (NTOKENS * NTOKENS - 1);
+		uint32_t	first = (record >> RECORD_FIRST_SHIFT) & 0xFF;
+		uint32_t	longer = record >> RECORD_LONGER_SHIFT;
+		uint32_t	no_pair = NO_PAIR + (uint32_t) (i & (NO_PAIR_SLOTS - 1));
+		uint32_t	extended = select_u32(longer, (pair & ~(NTOKENS - 1)) | ESCAPE_TOKEN(first),
+										  no_pair);
 
-		/* a code 1 byte, an escape 2, a separator none */
-		code_bytes += 1 + (token >= 256) - 2 * (token == sep_token);
-		w->single_count[token]++;
+		w->single_copies[i & (SINGLE_COPIES - 1)][token]++;
 		/* a lone first byte is always a candidate too */
-		w->single_count[ESCAPE_TOKEN(first)] += longer;
-		if (count_pairs)
-		{
-			uint32_t	index = select_u32((previous == sep_token) | (token == sep_token),
-										   NO_PAIR, previous * NTOKENS + token);
-			uint32_t	extended = select_u32(longer & (previous != sep_token),
-											  previous * NTOKENS + ESCAPE_TOKEN(first),
-											  NO_PAIR);
-
-			w->touched_pairs[nt] = index;
-			nt += w->pair_count[index]++ == 0;
-			w->touched_pairs[nt] = extended;
-			nt += w->pair_count[extended]++ == 0;
-		}
-		previous = token;
+		w->lone_copies[i & (SINGLE_COPIES - 1)][first] += longer;
+		w->touched_pairs[nt] = pair;
+		nt += w->pair_count[pair]++ == 0;
+		w->touched_pairs[nt] = extended;
+		nt += w->pair_count[extended]++ == 0;
 	}
 	*touched = nt;
-	return code_bytes;
 }
 
 /*
@@ -606,26 +733,64 @@ count_records(train_work *w, const uint32_t *records, size_t nrecords, unsigned 
  * tokens and (when count_pairs) pairs.  Returns the code bytes.
  */
 static uint64_t
-count_sample(train_work *w, size_t limit, unsigned sep, int count_pairs, size_t *ntouched)
+count_sample(train_work *w, size_t limit, int count_pairs, size_t *ntouched)
 {
 	size_t		lane_start[MATCH_MAX_LANES],
 				lane_records[MATCH_MAX_LANES];
 	uint64_t	code_bytes = 0;
 
-	memset(w->single_count, 0, sizeof(w->single_count));
+	memset(w->single_copies, 0, sizeof(w->single_copies));
+	memset(w->lone_copies, 0, sizeof(w->lone_copies));
 	*ntouched = 0;
 	if (GSST_UNLIKELY(!w->enc.long_slots_ok))
 		match_sample_hashed(w, limit, lane_start, lane_records);
 #ifdef GSST_TRAIN_AVX512
 	else if (tv_usable())
-		match_sample_avx512(w, limit, lane_start, lane_records);
+		match_sample_avx512(w, limit, lane_start, lane_records, 0, NULL);
 #endif
 	else
 		match_sample(w, limit, lane_start, lane_records);
 	for (int k = 0; k < MATCH_MAX_LANES; k++)
-		code_bytes += count_records(w, w->records + lane_start[k], lane_records[k], sep,
-									count_pairs, ntouched);
+		count_records(w, w->records + lane_start[k], lane_records[k], count_pairs, ntouched);
+	for (unsigned token = 0; token < NTOKENS; token++)
+	{
+		uint32_t	sum = 0;
+
+		for (int c = 0; c < SINGLE_COPIES; c++)
+			sum += w->single_copies[c][token];
+		/* a code 1 byte, an escape 2, a separator none */
+		code_bytes += (uint64_t) sum * (1 + (token >= 256)) -
+			(token == w->sep_token ? 2 * (uint64_t) sum : 0);
+		w->single_count[token] = sum;
+	}
+	for (unsigned b = 0; b < 256; b++)
+		for (int c = 0; c < SINGLE_COPIES; c++)
+			w->single_count[ESCAPE_TOKEN(b)] += w->lone_copies[c][b];
 	return code_bytes;
+}
+
+/*
+ * The code bytes of the whole sample with the current table, for a table
+ * that is only scored.
+ */
+static uint64_t
+score_sample(train_work *w, size_t sample_size)
+{
+	size_t		ntouched;
+
+#ifdef GSST_TRAIN_AVX512
+	if (GSST_LIKELY(w->enc.long_slots_ok) && tv_usable())
+	{
+		size_t		lane_start[MATCH_MAX_LANES],
+					lane_records[MATCH_MAX_LANES];
+		uint64_t	bytes;
+
+		match_sample_avx512(w, sample_size, lane_start, lane_records, 1, &bytes);
+		/* each separator was an escape of its own, and is no code */
+		return bytes - 2 * (uint64_t) w->sep_count;
+	}
+#endif
+	return count_sample(w, sample_size, 0, &ntouched);
 }
 
 static uint32_t
@@ -677,16 +842,32 @@ add_candidate(train_work *w, size_t n, uint64_t symbol, unsigned len, uint32_t g
  */
 #define STRONGEST_KEPT 768
 
-/* The order of keep_strongest: a stronger candidate first. */
-GSST_INLINE int
-stronger(const candidate *x, const candidate *y)
+/*
+ * The order of keep_strongest: a stronger candidate first (more gain, then
+ * shorter, then the lower symbol).  A candidate's strength is two words
+ * compared in turn; the comparison has no branches.
+ */
+typedef struct strength
 {
-	if (x->gain != y->gain)
-		return x->gain > y->gain;
-	if (x->len != y->len)
-		return x->len < y->len;
-	return x->symbol < y->symbol;
+	uint64_t	high;
+	uint64_t	low;
+} strength;
+
+GSST_INLINE strength
+strength_of(const candidate *x)
+{
+	strength	s = {(uint64_t) x->gain << 4 | (uint64_t) (15 - x->len), ~x->symbol};
+
+	return s;
 }
+
+GSST_INLINE uint64_t
+stronger(strength x, strength y)
+{
+	return (uint64_t) (x.high > y.high) | ((uint64_t) (x.high == y.high) & (uint64_t) (x.low > y.low));
+}
+
+_Static_assert(sizeof(candidate) == 16, "candidates move as two words");
 
 /*
  * Sort items[0..n) by key, ascending, stably (an LSD radix sort by bytes,
@@ -740,6 +921,9 @@ sort_items(sort_item *items, size_t n, sort_item *scratch)
  */
 #define GAIN_EXACT		4096
 #define GAIN_CLASSES	(GAIN_EXACT + (1 << 22) / 4096)
+#define GAIN_GROUP		64		/* classes summed at once to find the cut */
+/* the classes, and one more: a whole group */
+#define GAIN_HISTOGRAM	((GAIN_CLASSES / GAIN_GROUP + 1) * GAIN_GROUP)
 
 GSST_INLINE uint32_t
 gain_class(uint32_t gain)
@@ -760,7 +944,7 @@ gain_class(uint32_t gain)
 static size_t
 keep_strongest(candidate *c, size_t n)
 {
-	uint32_t	histogram[GAIN_CLASSES + 1];
+	uint32_t	histogram[GAIN_HISTOGRAM];
 	size_t		lo = 0,
 				hi,
 				above = 0;
@@ -771,8 +955,28 @@ keep_strongest(candidate *c, size_t n)
 	memset(histogram, 0, sizeof(histogram));
 	for (size_t k = 0; k < n; k++)
 		histogram[gain_class(c[k].gain)]++;
-	for (cut = GAIN_CLASSES; above + histogram[cut] < STRONGEST_KEPT; cut--)
-		above += histogram[cut];
+
+	/*
+	 * The cut: the highest class with STRONGEST_KEPT candidates at or
+	 * above it.  Whole groups of classes first: a scan of every class
+	 * was a long chain of adds.
+	 */
+	{
+		uint32_t	group = GAIN_CLASSES / GAIN_GROUP;
+
+		for (;; group--)
+		{
+			uint32_t	in_group = 0;
+
+			for (uint32_t k = 0; k < GAIN_GROUP; k++)
+				in_group += histogram[group * GAIN_GROUP + k];
+			if (above + in_group >= STRONGEST_KEPT)
+				break;
+			above += in_group;
+		}
+		for (cut = group * GAIN_GROUP + GAIN_GROUP - 1; above + histogram[cut] < STRONGEST_KEPT; cut--)
+			above += histogram[cut];
+	}
 	hi = 0;
 	for (size_t k = 0; k < n; k++)
 	{
@@ -789,14 +993,33 @@ keep_strongest(candidate *c, size_t n)
 		/* stronger than the pivot to the front, then the pivot */
 		c[mid] = c[hi - 1];
 		c[hi - 1] = pivot;
-		for (size_t k = lo; k < hi - 1; k++)
+		/*
+		 * The swap of a Lomuto partition, without branches (they
+		 * mispredicted half the time): both places are written, with
+		 * their own values where nothing moves.
+		 */
 		{
-			if (stronger(&c[k], &pivot))
-			{
-				candidate	t = c[k];
+			strength	pivot_strength = strength_of(&pivot);
 
-				c[k] = c[i];
-				c[i++] = t;
+			for (size_t k = lo; k < hi - 1; k++)
+			{
+				uint64_t	t[2],
+							u[2],
+							move;
+
+				memcpy(t, &c[k], sizeof(t));
+				memcpy(u, &c[i], sizeof(u));
+				move = -stronger(strength_of(&c[k]), pivot_strength);
+				{
+					uint64_t	at_k[2] = {(u[0] & move) | (t[0] & ~move),
+										   (u[1] & move) | (t[1] & ~move)};
+					uint64_t	at_i[2] = {(t[0] & move) | (u[0] & ~move),
+										   (t[1] & move) | (u[1] & ~move)};
+
+					memcpy(&c[k], at_k, sizeof(at_k));
+					memcpy(&c[i], at_i, sizeof(at_i));
+				}
+				i += move & 1;
 			}
 		}
 		c[hi - 1] = c[i];
@@ -876,11 +1099,15 @@ select_table(train_work *w, gsst_table *next, size_t ncandidates, double gain_sc
 
 	/*
 	 * In canonical order gsst_table_build's insertion sort is linear: sort
-	 * by length, then bytes (no two chosen symbols are equal).
+	 * by length, then the first two bytes, which leaves it a few short
+	 * runs to order (symbols that share both).  Sorting by all 8 bytes
+	 * cost more radix passes than that.  The table is the same either
+	 * way: gsst_table_build orders it completely.
 	 */
 	for (size_t i = 0; i < n; i++)
 	{
-		items[i].key = symbol_sort_key(symbols[i]) >> 8 | (uint64_t) lens[i] << 56;
+		items[i].key = (uint64_t) lens[i] << 16 | (symbols[i] & 0xFF) << 8 |
+			((symbols[i] >> 8) & 0xFF);
 		items[i].index = (uint32_t) i;
 	}
 	sort_items(items, n, items + n);
@@ -936,7 +1163,8 @@ gather_candidates(train_work *w, const gsst_table *current, size_t ntouched,
 					len2;
 
 		w->pair_count[index] = 0;
-		if (!extend || index >= NO_PAIR)
+		if (!extend || index >= NO_PAIR || index / NTOKENS == ESCAPE_TOKEN(sep) ||
+			index % NTOKENS == ESCAPE_TOKEN(sep))
 			continue;
 		if (count == 1)
 		{
@@ -1042,8 +1270,9 @@ gsst_train_generations(gsst_table *table, const uint8_t *const *values, const si
 	memset(w->pair_count, 0, sizeof(w->pair_count));
 	memset(w->candidate_index, 0, sizeof(w->candidate_index));
 	memset(w->pair_code_plus_one, 0, sizeof(w->pair_code_plus_one));
-	npieces = take_pieces(w, values, lens, n, &sample_bytes, &total_bytes);
-	sample_size = lay_out_sample(w, npieces, sample_bytes, &sep);
+	npieces = take_pieces(w, values, lens, n, &sample_bytes, &sample_size, &total_bytes);
+	lay_out_sample(w, npieces, sample_size, &sep);
+	w->sep_token = ESCAPE_TOKEN(sep);
 
 	/* the empty table: every byte escaped */
 	gsst_table_build(&current, NULL, NULL, 0);
@@ -1068,7 +1297,14 @@ gsst_train_generations(gsst_table *table, const uint8_t *const *values, const si
 
 		gsst_encoder_init_for_training(&w->enc, &current);
 		mark_pairs(w, &current, 0);
-		code_bytes = count_sample(w, limit, sep, generation < generations, &ntouched);
+		/* the last table is built without pairs: count them only before */
+		if (generation == generations)
+		{
+			code_bytes = score_sample(w, sample_size);
+			ntouched = 0;
+		}
+		else
+			code_bytes = count_sample(w, limit, generation < generations - 1, &ntouched);
 
 		/* score the current table on the whole sample */
 		if (limit >= sample_size)
