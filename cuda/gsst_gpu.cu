@@ -1695,6 +1695,12 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 				 cfg.sample_bytes);
 		return GSST_GPU_ERR_ARG;
 	}
+	if (cfg.flags & ~GSST_GPU_FLAGS_ALL)
+	{
+		snprintf(init_message, sizeof(init_message), "flags 0x%x: unknown bits 0x%x", cfg.flags,
+				 cfg.flags & ~GSST_GPU_FLAGS_ALL);
+		return GSST_GPU_ERR_ARG;
+	}
 
 	e = cudaGetDeviceCount(&count);
 	if (e != cudaSuccess || count == 0)

@@ -69,6 +69,7 @@ typedef struct gsst_gpu_config
 										 * value into a warp's stage
 										 * instead of warp-decoded batches
 										 * of gathered values */
+#define GSST_GPU_FLAGS_ALL           7u	/* init rejects any other bit */
 
 typedef struct gsst_gpu_info
 {

@@ -263,6 +263,9 @@ check_abi(const char *lib_path)
 	config_default(&cfg);
 	cfg.sample_bytes = 1 << 20;
 	CHECK(init(&cfg, &ctx) == GSST_GPU_ERR_ARG, "bad sample size accepted");
+	config_default(&cfg);
+	cfg.flags = GSST_GPU_FLAGS_ALL + 1;
+	CHECK(init(&cfg, &ctx) == GSST_GPU_ERR_ARG && ctx == NULL, "unknown flag bits accepted");
 	CHECK(encode(NULL, NULL, 0, buf, (const uint64_t *) buf, 0, buf, sizeof(buf), &len) == GSST_GPU_ERR_ARG,
 		  "encode(NULL ctx)");
 	CHECK(decode(NULL, buf, sizeof(buf), buf, sizeof(buf), &len) == GSST_GPU_ERR_ARG, "decode(NULL ctx)");
