@@ -133,3 +133,17 @@ SELECT count(*) FILTER (WHERE gsst.value_dictionary(c) IS NOT NULL) > 1000 AS en
 SELECT gsst.train('learn_t', 'c');
 \echo :LAST_ERROR_SQLSTATE
 RESET ROLE;
+
+-- a new column learns from the values gathered before the next one would
+-- take its sample past gsst.learn_sample_bytes; that value is not learned
+-- from (30-byte values, a 100-byte limit: rows 1-3 are the sample)
+SET gsst.learn_sample_bytes = 100;
+CREATE TABLE learn_limit (id int, c text COMPRESSION gsst);
+INSERT INTO learn_limit VALUES (1, repeat('abc', 10)), (2, repeat('abc', 10)),
+  (3, repeat('abc', 10)), (4, repeat('xyz', 10)), (5, repeat('abc', 10));
+SELECT id, gsst.value_dictionary(c) IS NOT NULL AS encoded FROM learn_limit ORDER BY id;
+SELECT gsst.value_dictionary(c) AS limit_dict FROM learn_limit WHERE id = 5 \gset
+SELECT count(*) > 0 AS learned_abc,
+       count(*) FILTER (WHERE position('x' IN symbol) > 0) AS symbols_with_x
+FROM gsst.dictionary(:limit_dict);
+RESET gsst.learn_sample_bytes;
