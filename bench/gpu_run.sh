@@ -64,14 +64,14 @@ done
 echo "== profile (ncu) of the main kernels, 256 MB of l_comment"
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 if [ -n "$NCU" ]; then
-	timeout 120 "$NCU" --clock-control none -k regex:'k_encode|k_compact|k_decode_split_warp|k_decode_value_staged' -c 4 \
+	timeout 120 "$NCU" --clock-control none -k regex:'k_encode|k_compact|k_decode_split_warp|k_decode_values_warp' -c 4 \
 		--section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \
 		--section MemoryWorkloadAnalysis --section LaunchStats \
 		"$BENCH" bench "$DATA/l_comment" 268435456 --runs 1 > "$OUT/ncu.txt" 2>&1
 	echo "ncu exit $?"
 	grep -E '^  k_|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy' "$OUT/ncu.txt" | head -40
 fi
-cuobjdump -sass cuda/build/gsst_gpu.o 2>/dev/null | awk '/Function : .*k_encode|Function : .*k_decode_split_warp/{p=1} /Function : .*(k_resolve|k_sample|k_meta|k_unit|k_splits|k_prefix|k_compact|k_decode_value|k_selected|cub)/{p=0} p' | head -20000 > "$OUT/sass.txt"
+cuobjdump -sass cuda/build/gsst_gpu.o 2>/dev/null | awk '/Function : .*k_encode|Function : .*k_decode_split_warp|Function : .*k_decode_values_warp/{p=1} /Function : .*(k_resolve|k_sample|k_meta|k_unit|k_splits|k_prefix|k_compact|k_decode_value_staged|k_decode_value[^s]|k_selected|cub)/{p=0} p' | head -20000 > "$OUT/sass.txt"
 
 sanitizers() {
 	echo "== compute-sanitizer: memcheck over every file at 1 MB; racecheck and synccheck on a small check"
