@@ -311,49 +311,76 @@ stage_copy_raw(warp_stage *o, const uint8_t *codes, uint64_t c, uint64_t n, unsi
 }
 
 /*
- * OR 8 bytes into the stage: two native 32-bit shared atomics (a 64-bit
- * atomicOr on shared memory is a compare-and-swap loop)
+ * The decoder table in shared memory, by 32-bit shared addresses.  The
+ * base goes through an opaque move once, so that it stays in a register:
+ * otherwise the compiler rebuilds a __shared__ variable's address from the
+ * CTA id (an S2R and two more instructions) at every table lookup.
  */
-__device__ __forceinline__ void
-stage_or_word(unsigned long long *p, uint64_t u)
+struct dec_smem
 {
-	if ((uint32_t) u)
-		atomicOr((unsigned int *) p, (uint32_t) u);
-	if (u >> 32)
-		atomicOr((unsigned int *) p + 1, (uint32_t) (u >> 32));
+	uint32_t	sym,
+				len;
+
+	__device__	__forceinline__ explicit dec_smem(const gg_decoder *dec)
+	{
+		uint32_t	b = (uint32_t) __cvta_generic_to_shared(dec);
+
+		asm volatile("mov.b32 %0, %0;" : "+r"(b));
+		sym = b + (uint32_t) offsetof(gg_decoder, symbol);
+		len = b + (uint32_t) offsetof(gg_decoder, len);
+	}
+	__device__ __forceinline__ uint64_t symbol(uint32_t code) const
+	{
+		uint64_t	v;
+
+		asm("ld.shared.u64 %0, [%1];" : "=l"(v) : "r"(sym + 8 * code));
+		return v;
+	}
+	__device__ __forceinline__ uint32_t length(uint32_t code) const
+	{
+		uint32_t	v;
+
+		asm("ld.shared.u8 %0, [%1];" : "=r"(v) : "r"(len + code));
+		return v;
+	}
+};
+
+/* x >> n for n in 0..64 (PTX clamps the shift: 0 for n = 64) */
+__device__ __forceinline__ uint64_t
+shr64_clamped(uint64_t x, uint32_t n)
+{
+	uint64_t	r;
+
+	asm("shr.b64 %0, %1, %2;" : "=l"(r) : "l"(x), "r"(n));
+	return r;
 }
 
 /*
- * A lane's 8-byte output accumulator over a zeroed stage: bytes are
- * appended at any offset, and a word that fills up is stored.  Only a
- * lane's first word (when it starts inside it) and its last partial word
- * can hold another lane's bytes: those are OR-ed in at the end, and the
- * first one's store goes to a private sink meanwhile, so that filling a
- * word is one store and no branch.
+ * A lane's 8-byte output accumulator over a stage whose bytes at and after
+ * the lanes' output start are zero: bytes are appended at any offset, and
+ * a word that fills up is stored whole, by a predicated store (no branch).
+ * Only a lane's first word (which may hold earlier bytes) and its last,
+ * partial word can be shared.  The first is read at the start, so its
+ * store keeps the earlier bytes; an earlier lane's bytes in it, and a later
+ * lane's in the last word, are OR-ed in by stage_acc8_end, which callers
+ * run after a __syncwarp, so that every OR lands after every store.
  */
 typedef struct stage_acc8
 {
-	unsigned long long *word;	/* the word being filled */
-	unsigned long long *head_at;	/* the first word */
-	unsigned long long *sink;	/* private: takes the first word's store */
-	uint64_t	u,
-				head;
+	uint32_t	at;				/* shared address of the word being filled */
 	uint32_t	g;				/* bytes in u, < 8 */
-	bool		head_open;		/* the first word is shared, not yet full */
-	bool		head_full;		/* head holds the full first word */
+	uint64_t	u;
 } stage_acc8;
 
 __device__ __forceinline__ void
-stage_acc8_init(stage_acc8 *acc, uint8_t *stg, uint32_t pos, unsigned long long *sink)
+stage_acc8_init(stage_acc8 *acc, uint8_t *stg, uint32_t pos)
 {
-	acc->word = (unsigned long long *) (stg + (pos & ~7u));
-	acc->head_at = acc->word;
-	acc->sink = sink;
+	acc->at = (uint32_t) __cvta_generic_to_shared(stg) + (pos & ~7u);
 	acc->g = pos & 7;
-	acc->head_open = acc->g != 0;
-	acc->head_full = false;
-	acc->u = 0;
-	acc->head = 0;
+	/* an aligned start keeps nothing (and may be the stage's end) */
+	asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %1, 0;\n\tmov.b64 %0, 0;\n\t"
+				 "@p ld.shared.u64 %0, [%2];\n\t}"
+				 : "=l"(acc->u) : "r"(acc->g), "r"(acc->at) : "memory");
 }
 
 /* append l (1..8) bytes of sym, whose bytes above l are zero */
@@ -361,29 +388,33 @@ __device__ __forceinline__ void
 stage_acc8_put(stage_acc8 *acc, uint64_t sym, uint32_t l)
 {
 	uint32_t	sh = 8 * acc->g;
-	uint64_t	carry = (sym >> 1) >> (63 - sh);
+	uint64_t	carry = shr64_clamped(sym, 64 - sh);
+	uint64_t	u = acc->u | (sym << sh);
+	uint32_t	g = acc->g + l; /* <= 15: bit 3 says the word is full */
 
-	acc->u |= sym << sh;
-	acc->g += l;
-	if (acc->g >= 8)
-	{
-		*(acc->head_open ? acc->sink : acc->word) = acc->u;
-		acc->head = acc->head_open ? acc->u : acc->head;
-		acc->head_full |= acc->head_open;
-		acc->head_open = false;
-		acc->word++;
-		acc->u = carry;
-		acc->g -= 8;
-	}
+	asm volatile("{\n\t.reg .pred p;\n\tsetp.ne.u32 p, %0, 0;\n\t"
+				 "@p st.shared.u64 [%1], %2;\n\t}"
+				 :: "r"(g & 8), "r"(acc->at), "l"(u) : "memory");
+	acc->u = (g & 8) ? carry : u;
+	acc->at += g & 8;
+	acc->g = g & 7;
 }
 
+/*
+ * After a __syncwarp that follows every lane's puts: OR the partial last
+ * word in, as two native 32-bit shared reductions (a 64-bit atomic OR on
+ * shared memory is a compare-and-swap loop).
+ */
 __device__ __forceinline__ void
-stage_acc8_end(stage_acc8 *acc)
+stage_acc8_end(const stage_acc8 *acc)
 {
-	if (acc->head_full)
-		stage_or_word(acc->head_at, acc->head);
 	if (acc->g > 0)
-		stage_or_word(acc->word, acc->u);
+	{
+		asm volatile("red.shared.or.b32 [%0], %1;" :: "r"(acc->at), "r"((uint32_t) acc->u)
+					 : "memory");
+		asm volatile("red.shared.or.b32 [%0], %1;" :: "r"(acc->at + 4),
+					 "r"((uint32_t) (acc->u >> 32)) : "memory");
+	}
 }
 
 /*
@@ -393,7 +424,7 @@ stage_acc8_end(stage_acc8 *acc)
  */
 template <bool FULL>
 __device__ __forceinline__ uint32_t
-wide_lengths(const gg_decoder *dec, uint64_t w0, uint64_t w1, uint32_t kl, uint32_t cw[4],
+wide_lengths(const dec_smem &dec, uint64_t w0, uint64_t w1, uint32_t kl, uint32_t cw[4],
 			 bool *bad)
 {
 	uint32_t	sum = 0;
@@ -403,7 +434,7 @@ wide_lengths(const gg_decoder *dec, uint64_t w0, uint64_t w1, uint32_t kl, uint3
 	{
 		uint32_t	code = (uint32_t) ((j < 8 ? w0 : w1) >> (8 * (j & 7))) & 0xFF;
 		bool		in = FULL || j < kl;
-		uint32_t	l = in ? dec->len[code] : 0;
+		uint32_t	l = in ? dec.length(code) : 0;
 
 		*bad |= in && l == 0;
 		cw[j / 4] |= sum << (8 * (j & 3));
@@ -414,12 +445,12 @@ wide_lengths(const gg_decoder *dec, uint64_t w0, uint64_t w1, uint32_t kl, uint3
 
 template <bool FULL>
 __device__ __forceinline__ void
-wide_append(const gg_decoder *dec, uint64_t w0, uint64_t w1, uint32_t kl, const uint32_t cw[4],
-			uint32_t sum, uint8_t *stg, uint32_t pos, unsigned long long *sink)
+wide_append(const dec_smem &dec, uint64_t w0, uint64_t w1, uint32_t kl, const uint32_t cw[4],
+			uint32_t sum, uint8_t *stg, uint32_t pos)
 {
 	stage_acc8	acc;
 
-	stage_acc8_init(&acc, stg, pos, sink);
+	stage_acc8_init(&acc, stg, pos);
 #pragma unroll
 	for (uint32_t j = 0; j < WIDE_CODES; j++)
 	{
@@ -431,9 +462,10 @@ wide_append(const gg_decoder *dec, uint64_t w0, uint64_t w1, uint32_t kl, const 
 				(cw[(j + 1) / 4] >> (8 * ((j + 1) & 3))) & 0xFF;
 			uint32_t	l = next - ((cw[j / 4] >> (8 * (j & 3))) & 0xFF);
 
-			stage_acc8_put(&acc, dec->symbol[code], l);
+			stage_acc8_put(&acc, dec.symbol(code), l);
 		}
 	}
+	__syncwarp();
 	stage_acc8_end(&acc);
 }
 
@@ -634,8 +666,7 @@ struct src_gathered
  */
 template <class Src>
 __device__ __forceinline__ int
-warp_decode_run(const gg_decoder *dec, const Src &src, warp_stage *o, uint4 *cum,
-				unsigned long long *sink,
+warp_decode_run(const dec_smem &dec, const Src &src, warp_stage *o, uint4 *cum,
 				uint64_t c, uint64_t c_end, uint64_t r, uint64_t expect, uint64_t vn,
 				uint64_t vlast, unsigned lane)
 {
@@ -694,9 +725,9 @@ warp_decode_run(const gg_decoder *dec, const Src &src, warp_stage *o, uint4 *cum
 					stage_flush(o, lane, false);
 				cum[lane] = make_uint4(cw[0], cw[1], cw[2], cw[3]);
 				if (full)
-					wide_append<true>(dec, w0, w1, kl, cw, sum, o->stg, o->fill + e, sink);
+					wide_append<true>(dec, w0, w1, kl, cw, sum, o->stg, o->fill + e);
 				else
-					wide_append<false>(dec, w0, w1, kl, cw, sum, o->stg, o->fill + e, sink);
+					wide_append<false>(dec, w0, w1, kl, cw, sum, o->stg, o->fill + e);
 				__syncwarp();
 				rc = check_value_starts(src, &vn, vlast, c, c + n, r + produced, true, e, cum, 0,
 										pre_vc, pre_vr, lane);
@@ -757,8 +788,8 @@ narrow:
 			}
 			else
 			{
-				len = dec->len[byte];
-				sym = dec->symbol[byte];
+				len = dec.length(byte);
+				sym = dec.symbol(byte);
 			}
 			if (__ballot_sync(FULL_MASK, in && !is_lit && !is_esc && len == 0))
 				return GSST_ERR_BAD_CODE;
@@ -900,9 +931,10 @@ window_run(const warp_window *w, bool first)
  */
 template <uint32_t W>
 __device__ __forceinline__ void
-warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, uint8_t *stg,
-				  uint4 *cum, unsigned long long *sink, unsigned lane)
+warp_decode_split(const gg_decoder *table, const gg_decode_args *a, uint64_t s, uint8_t *stg,
+				  uint4 *cum, unsigned lane)
 {
+	dec_smem	dec(table);
 	uint64_t	v, c, r, v1, c1, r1;
 	warp_stage	o;
 	int			rc = GSST_OK;
@@ -980,7 +1012,7 @@ warp_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s, ui
 			ended = (w.m_end >> (k - 1)) & 1;
 			total_k += k;
 		}
-		rc = warp_decode_run(dec, src_tile<W>(a), &o, cum, sink, c, c_end, r, r_end - r, v + 1,
+		rc = warp_decode_run(dec, src_tile<W>(a), &o, cum, c, c_end, r, r_end - r, v + 1,
 							 v + total_k, lane);
 		if (rc != GSST_OK)
 			break;
@@ -1032,7 +1064,6 @@ k_decode_split_warp(gg_decode_args a, const gg_decoder *dec_global)
 	__shared__ __align__(16) gg_decoder dec;
 	__shared__ __align__(16) uint8_t stage[WARP_SPLIT_THREADS / 32][SPLIT_STAGE_BYTES];
 	__shared__ uint4 cum[WARP_SPLIT_THREADS / 32][32];
-	__shared__ unsigned long long sink[WARP_SPLIT_THREADS];
 	unsigned	warp = threadIdx.x / 32;
 	unsigned	lane = threadIdx.x % 32;
 	uint64_t	s = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
@@ -1043,7 +1074,7 @@ k_decode_split_warp(gg_decode_args a, const gg_decoder *dec_global)
 		*(uint4 *) (stage[warp] + 16 * i) = make_uint4(0, 0, 0, 0);
 	__syncthreads();
 	if (s < a.nsplits)
-		warp_decode_split<W>(&dec, &a, s, stage[warp], cum[warp], &sink[threadIdx.x], lane);
+		warp_decode_split<W>(&dec, &a, s, stage[warp], cum[warp], lane);
 }
 
 /* append the code bytes [c, end) of the tile to a lane's accumulator */
@@ -1141,10 +1172,11 @@ read_value_slot(const gg_decode_args *a, uint64_t t, uint64_t t1, value_slot *v)
  */
 template <uint32_t W>
 __device__ __forceinline__ void
-warp_decode_values(const gg_decoder *dec, const gg_decode_args *a, uint64_t t0, uint64_t t1,
+warp_decode_values(const gg_decoder *table, const gg_decode_args *a, uint64_t t0, uint64_t t1,
 				   uint8_t *stg, uint8_t *gbuf, uint32_t *vcs, uint32_t *vrs, uint4 *cum,
-				   unsigned long long *sink, unsigned lane)
+				   unsigned lane)
 {
+	dec_smem	dec(table);
 	src_gathered src = {gbuf, vcs, vrs};
 	warp_stage	o;
 	uint32_t	gfill = 0,		/* gathered code bytes */
@@ -1182,21 +1214,23 @@ warp_decode_values(const gg_decoder *dec, const gg_decode_args *a, uint64_t t0, 
 		{
 			/* lanes 0..k-1 gather their values' codes */
 			uint32_t	nr32 = lane < k ? (uint32_t) v.nr : 0;	/* <= 8 * GATHER_BYTES */
+			bool		copies = lane < k && v.nc > 0;
+			stage_acc8	acc;
 
 			rexcl = warp_exclusive_sum(nr32, lane, &total);
 			if (lane < k)
 			{
 				vcs[nvals + lane] = gfill + excl;
 				vrs[nvals + lane] = braw + rexcl;
-				if (v.nc > 0)
-				{
-					stage_acc8	acc;
-
-					stage_acc8_init(&acc, gbuf, gfill + excl, sink);
-					acc8_copy_codes(&acc, a, v.vc0, v.vc0 + v.nc);
-					stage_acc8_end(&acc);
-				}
 			}
+			if (copies)
+			{
+				stage_acc8_init(&acc, gbuf, gfill + excl);
+				acc8_copy_codes(&acc, a, v.vc0, v.vc0 + v.nc);
+			}
+			__syncwarp();
+			if (copies)
+				stage_acc8_end(&acc);
 			gfill += __shfl_sync(FULL_MASK, excl + nc32, k - 1);
 			braw += total;
 			nvals += k;
@@ -1208,7 +1242,7 @@ warp_decode_values(const gg_decoder *dec, const gg_decode_args *a, uint64_t t0, 
 		}
 		if (nvals > 0)
 		{
-			rc = warp_decode_run(dec, src, &o, cum, sink, 0, gfill, 0, braw, 1, nvals, lane);
+			rc = warp_decode_run(dec, src, &o, cum, 0, gfill, 0, braw, 1, nvals, lane);
 			if (rc != GSST_OK)
 				goto one_by_one;
 			/* the gather buffer is zero again at and after its fill */
@@ -1233,7 +1267,7 @@ warp_decode_values(const gg_decoder *dec, const gg_decode_args *a, uint64_t t0, 
 				stage_copy_raw(&o, a->codes, vc0, nc, lane);
 			else
 			{
-				rc = warp_decode_run(dec, src_tile<W>(a), &o, cum, sink, vc0, vc0 + nc, 0, nr, 0, 0,
+				rc = warp_decode_run(dec, src_tile<W>(a), &o, cum, vc0, vc0 + nc, 0, nr, 0, 0,
 									 lane);
 				if (rc != GSST_OK)
 					goto one_by_one;
@@ -1252,7 +1286,7 @@ one_by_one:
 	/* rewrites the whole share: the stage may hold earlier values' bytes */
 	__syncwarp();
 	for (uint64_t t = t0 + lane; t < t1; t += 32)
-		gg_decode_value(dec, a, t);
+		gg_decode_value(table, a, t);
 }
 
 template <uint32_t W>
@@ -1265,7 +1299,6 @@ k_decode_values_warp(gg_decode_args a, const gg_decoder *dec_global, uint64_t co
 	__shared__ uint32_t vcs[WARP_VALUE_THREADS / 32][GATHER_VALUES];
 	__shared__ uint32_t vrs[WARP_VALUE_THREADS / 32][GATHER_VALUES];
 	__shared__ uint4 cum[WARP_VALUE_THREADS / 32][32];
-	__shared__ unsigned long long sink[WARP_VALUE_THREADS];
 	unsigned	warp = threadIdx.x / 32;
 	unsigned	lane = threadIdx.x % 32;
 	uint64_t	t0 = ((uint64_t) blockIdx.x * (WARP_VALUE_THREADS / 32) + warp) * VALUES_PER_WARP;
@@ -1279,8 +1312,7 @@ k_decode_values_warp(gg_decode_args a, const gg_decoder *dec_global, uint64_t co
 	__syncthreads();
 	if (t0 < count)
 		warp_decode_values<W>(&dec, &a, t0, t0 + VALUES_PER_WARP < count ? t0 + VALUES_PER_WARP : count,
-						   stage[warp], gbuf[warp], vcs[warp], vrs[warp], cum[warp],
-						   &sink[threadIdx.x], lane);
+						   stage[warp], gbuf[warp], vcs[warp], vrs[warp], cum[warp], lane);
 }
 
 /*
@@ -1296,7 +1328,6 @@ k_decode_value_staged(gg_decode_args a, const gg_decoder *dec_global, uint64_t c
 {
 	__shared__ __align__(16) gg_decoder dec;
 	__shared__ __align__(16) uint8_t stage[DECODE_VALUE_THREADS / 32][VALUES_STAGE_BYTES];
-	__shared__ unsigned long long sink[DECODE_VALUE_THREADS];
 	unsigned	lane = threadIdx.x % 32;
 	uint8_t    *stg = stage[threadIdx.x / 32];
 	uint64_t	first = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) & ~(uint64_t) 31;
@@ -1307,6 +1338,8 @@ k_decode_value_staged(gg_decode_args a, const gg_decoder *dec_global, uint64_t c
 	uintptr_t	base,
 				head;
 	uint32_t	W = a.width;
+	stage_acc8	acc;
+	bool		filled = false; /* acc holds this lane's value, to be ended */
 
 	load_shared(&dec, dec_global, sizeof(gg_decoder));
 	__syncthreads();
@@ -1340,13 +1373,12 @@ k_decode_value_staged(gg_decode_args a, const gg_decoder *dec_global, uint64_t c
 			rc = GSST_ERR_OFFSET;
 		else if (vr1 > vr0)
 		{
-			stage_acc8	acc;
 			gg_in		in;
 			uint64_t	c = vc0,
 						produced = 0,
 						nout = vr1 - vr0;
 
-			stage_acc8_init(&acc, stg, (uint32_t) (head + (vr0 - r_first)), &sink[threadIdx.x]);
+			stage_acc8_init(&acc, stg, (uint32_t) (head + (vr0 - r_first)));
 			in.lo = (uintptr_t) a.codes;
 			in.hi = (uintptr_t) a.codes + a.code_bytes;
 			gg_in_seek(&in, in.lo + vc0);
@@ -1395,12 +1427,14 @@ k_decode_value_staged(gg_decode_args a, const gg_decoder *dec_global, uint64_t c
 				}
 			if (rc == GSST_OK && vc1 - vc0 != nout && produced != nout)
 				rc = GSST_ERR_LENGTH;
-			if (rc == GSST_OK)
-				stage_acc8_end(&acc);
+			filled = rc == GSST_OK;
 		}
 		if (rc != GSST_OK)
 			gg_set_error(a.err, rc, 2, t);
 	}
+	__syncwarp();
+	if (filled)
+		stage_acc8_end(&acc);
 	__syncwarp();
 	{
 		warp_stage	o;
