@@ -259,6 +259,23 @@ stage_flush(warp_stage *o, unsigned lane, bool final)
 	uint32_t	full = o->fill / 16;
 	uint32_t	chunks = final ? (o->fill + 15) / 16 : full;
 
+	if (!final && o->base >= o->lo && o->base + 16 * (uintptr_t) full <= o->hi)
+	{
+		/* every chunk whole and inside the output: no per-chunk checks */
+		uint32_t	sa = (uint32_t) __cvta_generic_to_shared(o->stg);
+
+		for (uint32_t k = lane; k < full; k += 32)
+		{
+			uint4		x;
+
+			asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+						 : "=r"(x.x), "=r"(x.y), "=r"(x.z), "=r"(x.w) : "r"(sa + 16 * k) : "memory");
+			*(uint4 *) (o->base + 16 * (uintptr_t) k) = x;
+			asm volatile("st.shared.v4.u32 [%0], {%1, %1, %1, %1};" :: "r"(sa + 16 * k), "r"(0u)
+						 : "memory");
+		}
+		chunks = 0;
+	}
 	for (uint32_t k = lane; k < chunks; k += 32)
 	{
 		uintptr_t	g = o->base + 16 * (uintptr_t) k;
@@ -585,12 +602,19 @@ struct src_tile
 	{
 		uintptr_t	at = (uintptr_t) a->codes + p;
 		uintptr_t	base = at & ~(uintptr_t) 15;
+		uintptr_t	lo = (uintptr_t) a->codes,
+					hi = lo + a->code_bytes;
 
 		k->o = (unsigned) (at - base);
-		gg_load_chunk_guarded(base, (uintptr_t) a->codes, (uintptr_t) a->codes + a->code_bytes,
-							  &k->x0, &k->x1);
-		gg_load_chunk_guarded(base + 16, (uintptr_t) a->codes,
-							  (uintptr_t) a->codes + a->code_bytes, &k->x2, &k->x3);
+		if (base >= lo && base + 32 <= hi)
+		{
+			/* one check for both chunks: the usual case */
+			gg_ldg128((const uint8_t *) base, &k->x0, &k->x1);
+			gg_ldg128((const uint8_t *) base + 16, &k->x2, &k->x3);
+			return;
+		}
+		gg_load_chunk_guarded(base, lo, hi, &k->x0, &k->x1);
+		gg_load_chunk_guarded(base + 16, lo, hi, &k->x2, &k->x3);
 	}
 	__device__ __forceinline__ void load16(uint64_t p, uint64_t *w0, uint64_t *w1) const
 	{
@@ -954,7 +978,8 @@ warp_decode_split(const gg_decoder *table, const gg_decode_args *a, uint64_t s, 
 	while (r < r1 || c < c1)
 	{
 		warp_window w;
-		window_entries ents;
+		window_entries ents,
+					ahead;
 		unsigned	k,
 					total_k;
 		uint64_t	c_end,
@@ -966,7 +991,9 @@ warp_decode_split(const gg_decoder *table, const gg_decode_args *a, uint64_t s, 
 			rc = GSST_ERR_OFFSET;
 			break;
 		}
+		/* the window after this one is fetched too: a run usually goes on */
 		fetch_window<W>(a, v, lane, &ents);
+		fetch_window<W>(a, v + 32, lane, &ahead);
 		eval_window(a, &ents, v, true, c, r, c1, r1, lane, &w);
 		if (w.m_bad & 1)
 		{
@@ -1002,7 +1029,9 @@ warp_decode_split(const gg_decoder *table, const gg_decode_args *a, uint64_t s, 
 		/* a whole window of encoded values: the run goes on */
 		while (k == 32 && !ended)
 		{
-			fetch_window<W>(a, v + total_k, lane, &ents);
+			/* the window at v + total_k is in ahead; fetch the next one meanwhile */
+			ents = ahead;
+			fetch_window<W>(a, v + total_k + 32, lane, &ahead);
 			eval_window(a, &ents, v + total_k, false, c, r, c1, r1, lane, &w);
 			k = window_run(&w, false);
 			if (k == 0)
