@@ -490,7 +490,8 @@ wide_append(const dec_smem &dec, uint64_t w0, uint64_t w1, uint32_t kl, const ui
  * Check the starts of values *vn .. vlast-1 that lie in this step's codes
  * [cs, step_end): each must be where the output has reached exactly the
  * value's raw offset, and (narrow steps) not an escaped literal.  The
- * first 32 offsets (pre_vc, pre_vr) were loaded by the caller.  Output
+ * first 32 offsets (pre_vc, pre_vr) were loaded by the caller when the
+ * source says so (Src::preload).  Output
  * offsets: base + e of the owning lane, plus, in a wide step, the owner's
  * running sum in cum.  Value starts are sorted (the run scan checked).
  */
@@ -504,8 +505,8 @@ check_value_starts(const Src &src, uint64_t *vn, uint64_t vlast, uint64_t cs,
 	{
 		uint64_t	i = *vn + lane;
 		bool		inr = i < vlast;
-		uint64_t	vc = first ? pre_vc : inr ? src.vc(i) : 0;
-		uint64_t	vr = first ? pre_vr : inr ? src.vr(i) : 0;
+		uint64_t	vc = first && Src::preload ? pre_vc : inr ? src.vc(i) : 0;
+		uint64_t	vr = first && Src::preload ? pre_vr : inr ? src.vr(i) : 0;
 		bool		here = inr && vc < step_end;
 		uint32_t	m = __ballot_sync(FULL_MASK, here);
 		uint32_t	off = here && vc >= cs ? (uint32_t) (vc - cs) : 0;
@@ -592,6 +593,8 @@ struct code_chunks
 template <uint32_t W>
 struct src_tile
 {
+	/* the run decoder loads a step's first offsets early, to hide the latency */
+	static constexpr bool preload = true;
 	const gg_decode_args *a;
 
 	__device__	__forceinline__ src_tile(const gg_decode_args *args):a(args)
@@ -639,6 +642,8 @@ struct src_tile
 
 struct src_gathered
 {
+	/* offsets in shared memory: loading them early only costs registers */
+	static constexpr bool preload = false;
 	const uint8_t *buf;			/* 16-aligned, readable 32 bytes past the codes */
 	const uint32_t *vcs;		/* value k starts at buf[vcs[k]] */
 	const uint32_t *vrs;		/* ... and at output byte vrs[k] of the batch */
@@ -704,7 +709,7 @@ warp_decode_run(const dec_smem &dec, const Src &src, warp_stage *o, uint4 *cum,
 		uint64_t	pre_vc = 0,
 					pre_vr = 0;
 
-		if (vn + lane < vlast)
+		if (Src::preload && vn + lane < vlast)
 		{
 			pre_vc = src.vc(vn + lane);
 			pre_vr = src.vr(vn + lane);
