@@ -497,16 +497,19 @@ wide_append(const dec_smem &dec, uint64_t w0, uint64_t w1, uint32_t kl, const ui
  */
 template <class Src>
 __device__ __forceinline__ int
-check_value_starts(const Src &src, uint64_t *vn, uint64_t vlast, uint64_t cs,
-				   uint64_t step_end, uint64_t base, bool wide, uint32_t e, const uint4 *cum,
-				   uint32_t lit_mask, uint64_t pre_vc, uint64_t pre_vr, unsigned lane)
+check_value_starts(const Src &src, uint64_t *vn, uint64_t vlast, typename Src::pos cs,
+				   typename Src::pos step_end, typename Src::pos base, bool wide, uint32_t e,
+				   const uint4 *cum, uint32_t lit_mask, typename Src::pos pre_vc,
+				   typename Src::pos pre_vr, unsigned lane)
 {
+	typedef typename Src::pos P;
+
 	for (bool first = true; *vn < vlast; first = false)
 	{
 		uint64_t	i = *vn + lane;
 		bool		inr = i < vlast;
-		uint64_t	vc = first && Src::preload ? pre_vc : inr ? src.vc(i) : 0;
-		uint64_t	vr = first && Src::preload ? pre_vr : inr ? src.vr(i) : 0;
+		P			vc = first && Src::preload ? pre_vc : inr ? src.vc(i) : 0;
+		P			vr = first && Src::preload ? pre_vr : inr ? src.vr(i) : 0;
 		bool		here = inr && vc < step_end;
 		uint32_t	m = __ballot_sync(FULL_MASK, here);
 		uint32_t	off = here && vc >= cs ? (uint32_t) (vc - cs) : 0;
@@ -554,8 +557,25 @@ warp_exclusive_sum(uint32_t x, unsigned lane, uint32_t *total)
  * is not touched until it is used, so its latency overlaps other work (a
  * run-time width made the compiler wait right after each load, to widen).
  */
+/*
+ * Offsets and positions inside a tile: 32-bit where its index entries are
+ * (the header parser holds such a tile's values and bytes below 2^32), so
+ * that the decoders' compares and sums are single instructions.  Value
+ * indices stay 64-bit.
+ */
 template <uint32_t W>
-__device__ __forceinline__ uint64_t
+struct pos_of
+{
+	typedef uint64_t type;
+};
+template <>
+struct pos_of<4>
+{
+	typedef uint32_t type;
+};
+
+template <uint32_t W>
+__device__ __forceinline__ typename pos_of<W>::type
 entry(const uint8_t *base, uint64_t i)
 {
 	if (W == 4)
@@ -595,6 +615,7 @@ struct src_tile
 {
 	/* the run decoder loads a step's first offsets early, to hide the latency */
 	static constexpr bool preload = true;
+	typedef typename pos_of<W>::type pos;
 	const gg_decode_args *a;
 
 	__device__	__forceinline__ src_tile(const gg_decode_args *args):a(args)
@@ -630,11 +651,11 @@ struct src_tile
 	{
 		return __ldg(a->codes + p);
 	}
-	__device__ __forceinline__ uint64_t vc(uint64_t i) const
+	__device__ __forceinline__ pos vc(uint64_t i) const
 	{
 		return entry<W>(a->comp, i);
 	}
-	__device__ __forceinline__ uint64_t vr(uint64_t i) const
+	__device__ __forceinline__ pos vr(uint64_t i) const
 	{
 		return entry<W>(a->raw, i);
 	}
@@ -644,6 +665,7 @@ struct src_gathered
 {
 	/* offsets in shared memory: loading them early only costs registers */
 	static constexpr bool preload = false;
+	typedef uint32_t pos;
 	const uint8_t *buf;			/* 16-aligned, readable 32 bytes past the codes */
 	const uint32_t *vcs;		/* value k starts at buf[vcs[k]] */
 	const uint32_t *vrs;		/* ... and at output byte vrs[k] of the batch */
@@ -671,11 +693,11 @@ struct src_gathered
 	{
 		return buf[p];
 	}
-	__device__ __forceinline__ uint64_t vc(uint64_t k) const
+	__device__ __forceinline__ pos vc(uint64_t k) const
 	{
 		return vcs[k];
 	}
-	__device__ __forceinline__ uint64_t vr(uint64_t k) const
+	__device__ __forceinline__ pos vr(uint64_t k) const
 	{
 		return vrs[k];
 	}
@@ -696,17 +718,18 @@ struct src_gathered
 template <class Src>
 __device__ __forceinline__ int
 warp_decode_run(const dec_smem &dec, const Src &src, warp_stage *o, uint4 *cum,
-				uint64_t c, uint64_t c_end, uint64_t r, uint64_t expect, uint64_t vn,
-				uint64_t vlast, unsigned lane)
+				typename Src::pos c, typename Src::pos c_end, typename Src::pos r,
+				typename Src::pos expect, uint64_t vn, uint64_t vlast, unsigned lane)
 {
-	uint64_t	produced = 0;
+	typedef typename Src::pos P;
+	P			produced = 0;
 	uint32_t	carry = 0;		/* the next byte is an escaped literal */
 	int			rc;
 
 	while (c < c_end)
 	{
 		/* the first value starts to check, loaded early: the step hides the latency */
-		uint64_t	pre_vc = 0,
+		P			pre_vc = 0,
 					pre_vr = 0;
 
 		if (Src::preload && vn + lane < vlast)
@@ -716,7 +739,7 @@ warp_decode_run(const dec_smem &dec, const Src &src, warp_stage *o, uint4 *cum,
 		}
 		if (!carry)
 		{
-			uint64_t	left = c_end - c;
+			P			left = c_end - c;
 			uint32_t	n = left < 32 * WIDE_CODES ? (uint32_t) left : 32 * WIDE_CODES;
 			uint32_t	first = WIDE_CODES * lane;
 			uint32_t	kl = n > first ? (n - first < WIDE_CODES ? n - first : WIDE_CODES) : 0;
@@ -863,28 +886,31 @@ narrow:
  * end the split, or lie beyond it.  Lane 0 is special when first: it holds
  * the value the split is inside, which starts at (c, r).
  */
-typedef struct warp_window
+template <class P>
+struct warp_window
 {
-	uint64_t	ce,
+	P			ce,
 				re;
 	uint32_t	m_bad,
 				m_raw,
 				m_end,
 				m_stop;
-} warp_window;
+};
 
 /* a window's offsets, loads only: value v + lane's starts, lane 31 also its end */
-typedef struct window_entries
+template <class P>
+struct window_entries
 {
-	uint64_t	vc0,
+	P			vc0,
 				vr0,
 				vc1,
 				vr1;
-} window_entries;
+};
 
 template <uint32_t W>
 __device__ __forceinline__ void
-fetch_window(const gg_decode_args *a, uint64_t v, unsigned lane, window_entries *e)
+fetch_window(const gg_decode_args *a, uint64_t v, unsigned lane,
+			 window_entries<typename pos_of<W>::type> *e)
 {
 	uint64_t	vv = v + lane;
 
@@ -901,12 +927,13 @@ fetch_window(const gg_decode_args *a, uint64_t v, unsigned lane, window_entries 
 	}
 }
 
+template <class P>
 __device__ __forceinline__ void
-eval_window(const gg_decode_args *a, const window_entries *e, uint64_t v, bool first,
-			uint64_t c, uint64_t r, uint64_t c1, uint64_t r1, unsigned lane, warp_window *w)
+eval_window(const gg_decode_args *a, const window_entries<P> *e, uint64_t v, bool first,
+			P c, P r, P c1, P r1, unsigned lane, warp_window<P> *w)
 {
 	uint64_t	vv = v + lane;
-	uint64_t	vc0 = e->vc0,
+	P			vc0 = e->vc0,
 				vr0 = e->vr0,
 				vc1,
 				vr1,
@@ -942,8 +969,9 @@ eval_window(const gg_decode_args *a, const window_entries *e, uint64_t v, bool f
  * stops before a malformed, raw or unreached value, and after the value
  * that ends the split.
  */
+template <class P>
 __device__ __forceinline__ unsigned
-window_run(const warp_window *w, bool first)
+window_run(const warp_window<P> *w, bool first)
 {
 	uint32_t	brk = (w->m_stop | w->m_raw | w->m_bad) & (first ? ~1u : ~0u);
 	unsigned	k = brk ? (unsigned) __ffs(brk) - 1 : 32u;
@@ -963,31 +991,38 @@ __device__ __forceinline__ void
 warp_decode_split(const gg_decoder *table, const gg_decode_args *a, uint64_t s, uint8_t *stg,
 				  uint4 *cum, unsigned lane)
 {
+	typedef typename pos_of<W>::type P;
 	dec_smem	dec(table);
-	uint64_t	v, c, r, v1, c1, r1;
+	uint64_t	v, v1, c64, r64, c164, r164;
+	P			c, r, c1, r1;
 	warp_stage	o;
 	int			rc = GSST_OK;
 	bool		inside = false;	/* the split ends inside value v */
 
-	gg_read_split(a, s, &v, &c, &r);
-	gg_read_split(a, s + 1, &v1, &c1, &r1);
+	gg_read_split(a, s, &v, &c64, &r64);
+	gg_read_split(a, s + 1, &v1, &c164, &r164);
 
-	if (!(v <= v1 && v1 <= a->n && c <= c1 && c1 <= a->code_bytes && r <= r1 &&
-		  r1 <= a->raw_bytes))
+	if (!(v <= v1 && v1 <= a->n && c64 <= c164 && c164 <= a->code_bytes && r64 <= r164 &&
+		  r164 <= a->raw_bytes))
 	{
 		if (lane == 0)
 			gg_set_error(a->err, GSST_ERR_OFFSET, 1, s);
 		return;
 	}
+	/* entries of W bytes: they fit P */
+	c = (P) c64;
+	r = (P) r64;
+	c1 = (P) c164;
+	r1 = (P) r164;
 	stage_init(&o, stg, (uintptr_t) a->out + r, (uintptr_t) a->out + r1);
 	while (r < r1 || c < c1)
 	{
-		warp_window w;
-		window_entries ents,
+		warp_window<P> w;
+		window_entries<P> ents,
 					ahead;
 		unsigned	k,
 					total_k;
-		uint64_t	c_end,
+		P			c_end,
 					r_end;
 		bool		ended;
 
@@ -1007,8 +1042,8 @@ warp_decode_split(const gg_decoder *table, const gg_decode_args *a, uint64_t s, 
 		}
 		if (w.m_raw & 1)
 		{
-			uint64_t	ce0 = __shfl_sync(FULL_MASK, w.ce, 0);
-			uint64_t	re0 = __shfl_sync(FULL_MASK, w.re, 0);
+			P			ce0 = __shfl_sync(FULL_MASK, w.ce, 0);
+			P			re0 = __shfl_sync(FULL_MASK, w.re, 0);
 
 			if (ce0 - c != re0 - r)
 			{
