@@ -490,8 +490,8 @@ wide_append(const dec_smem &dec, uint64_t w0, uint64_t w1, uint32_t kl, const ui
  * Check the starts of values *vn .. vlast-1 that lie in this step's codes
  * [cs, step_end): each must be where the output has reached exactly the
  * value's raw offset, and (narrow steps) not an escaped literal.  The
- * first 32 offsets (pre_vc, pre_vr) were loaded by the caller when the
- * source says so (Src::preload).  Output
+ * first 64 offsets (pre_vc/vr: 32, pre_vc2/vr2: the next 32) were loaded by
+ * the caller when the source says so (Src::preload).  Output
  * offsets: base + e of the owning lane, plus, in a wide step, the owner's
  * running sum in cum.  Value starts are sorted (the run scan checked).
  */
@@ -500,16 +500,19 @@ __device__ __forceinline__ int
 check_value_starts(const Src &src, uint64_t *vn, uint64_t vlast, typename Src::pos cs,
 				   typename Src::pos step_end, typename Src::pos base, bool wide, uint32_t e,
 				   const uint4 *cum, uint32_t lit_mask, typename Src::pos pre_vc,
-				   typename Src::pos pre_vr, unsigned lane)
+				   typename Src::pos pre_vr, typename Src::pos pre_vc2,
+				   typename Src::pos pre_vr2, unsigned lane)
 {
 	typedef typename Src::pos P;
 
-	for (bool first = true; *vn < vlast; first = false)
+	for (unsigned it = 0; *vn < vlast; it++)
 	{
 		uint64_t	i = *vn + lane;
 		bool		inr = i < vlast;
-		P			vc = first && Src::preload ? pre_vc : inr ? src.vc(i) : 0;
-		P			vr = first && Src::preload ? pre_vr : inr ? src.vr(i) : 0;
+		P			vc = Src::preload && it == 0 ? pre_vc : Src::preload && it == 1 ? pre_vc2 :
+			inr ? src.vc(i) : 0;
+		P			vr = Src::preload && it == 0 ? pre_vr : Src::preload && it == 1 ? pre_vr2 :
+			inr ? src.vr(i) : 0;
 		bool		here = inr && vc < step_end;
 		uint32_t	m = __ballot_sync(FULL_MASK, here);
 		uint32_t	off = here && vc >= cs ? (uint32_t) (vc - cs) : 0;
@@ -651,6 +654,7 @@ struct src_tile
 	{
 		return __ldg(a->codes + p);
 	}
+
 	__device__ __forceinline__ pos vc(uint64_t i) const
 	{
 		return entry<W>(a->comp, i);
@@ -693,6 +697,7 @@ struct src_gathered
 	{
 		return buf[p];
 	}
+
 	__device__ __forceinline__ pos vc(uint64_t k) const
 	{
 		return vcs[k];
@@ -730,12 +735,19 @@ warp_decode_run(const dec_smem &dec, const Src &src, warp_stage *o, uint4 *cum,
 	{
 		/* the first value starts to check, loaded early: the step hides the latency */
 		P			pre_vc = 0,
-					pre_vr = 0;
+					pre_vr = 0,
+					pre_vc2 = 0,
+					pre_vr2 = 0;
 
 		if (Src::preload && vn + lane < vlast)
 		{
 			pre_vc = src.vc(vn + lane);
 			pre_vr = src.vr(vn + lane);
+		}
+		if (Src::preload && vn + 32 + lane < vlast)
+		{
+			pre_vc2 = src.vc(vn + 32 + lane);
+			pre_vr2 = src.vr(vn + 32 + lane);
 		}
 		if (!carry)
 		{
@@ -782,7 +794,7 @@ warp_decode_run(const dec_smem &dec, const Src &src, warp_stage *o, uint4 *cum,
 					wide_append<false>(dec, w0, w1, kl, cw, sum, o->stg, o->fill + e);
 				__syncwarp();
 				rc = check_value_starts(src, &vn, vlast, c, c + n, r + produced, true, e, cum, 0,
-										pre_vc, pre_vr, lane);
+										pre_vc, pre_vr, pre_vc2, pre_vr2, lane);
 				if (rc != GSST_OK)
 					return rc;
 				o->fill += total;
@@ -849,7 +861,7 @@ narrow:
 			if (produced + total > expect)
 				return GSST_ERR_LENGTH;
 			rc = check_value_starts(src, &vn, vlast, c, c + w, r + produced, false, excl, cum,
-									lit_mask, pre_vc, pre_vr, lane);
+									lit_mask, pre_vc, pre_vr, pre_vc2, pre_vr2, lane);
 			if (rc != GSST_OK)
 				return rc;
 			for (uint32_t b = 0; b < len; b++)
@@ -993,6 +1005,7 @@ warp_decode_split(const gg_decoder *table, const gg_decode_args *a, uint64_t s, 
 {
 	typedef typename pos_of<W>::type P;
 	dec_smem	dec(table);
+	src_tile<W> src(a);
 	uint64_t	v, v1, c64, r64, c164, r164;
 	P			c, r, c1, r1;
 	warp_stage	o;
@@ -1081,7 +1094,7 @@ warp_decode_split(const gg_decoder *table, const gg_decode_args *a, uint64_t s, 
 			ended = (w.m_end >> (k - 1)) & 1;
 			total_k += k;
 		}
-		rc = warp_decode_run(dec, src_tile<W>(a), &o, cum, c, c_end, r, r_end - r, v + 1,
+		rc = warp_decode_run(dec, src, &o, cum, c, c_end, r, r_end - r, v + 1,
 							 v + total_k, lane);
 		if (rc != GSST_OK)
 			break;
