@@ -14,6 +14,7 @@
 #ifndef GSST_GPU_BODY_H
 #define GSST_GPU_BODY_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -567,6 +568,127 @@ gg_entries_finish(gg_entries *e)
 
 /* ---- the encoding rule (mirrors the codec's gsst_match exactly) ---- */
 
+/*
+ * The encoder table in shared memory, by 32-bit shared addresses (gg_sptr;
+ * a plain address in the emulation).  The base goes through an opaque move
+ * once, so that it stays in a register: otherwise the compiler rebuilds a
+ * __shared__ variable's address from the CTA id (S2R and two more
+ * instructions) at every lookup, as it did in the decoders.
+ */
+#ifdef __CUDA_ARCH__
+typedef uint32_t gg_sptr;
+
+GG_FN gg_sptr
+gg_sptr_of(const void *p)
+{
+	uint32_t	b = (uint32_t) __cvta_generic_to_shared(p);
+
+	asm volatile("mov.b32 %0, %0;" : "+r"(b));
+	return b;
+}
+
+GG_FN void
+gg_lds128(gg_sptr a, uint32_t e[4])
+{
+	asm("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+		: "=r"(e[0]), "=r"(e[1]), "=r"(e[2]), "=r"(e[3]) : "r"(a));
+}
+
+GG_FN uint64_t
+gg_lds64(gg_sptr a)
+{
+	uint64_t	v;
+
+	asm("ld.shared.u64 %0, [%1];" : "=l"(v) : "r"(a));
+	return v;
+}
+
+GG_FN uint32_t
+gg_lds8(gg_sptr a)
+{
+	uint32_t	v;
+
+	asm("ld.shared.u8 %0, [%1];" : "=r"(v) : "r"(a));
+	return v;
+}
+#else
+typedef uintptr_t gg_sptr;
+
+GG_FN gg_sptr
+gg_sptr_of(const void *p)
+{
+	return (uintptr_t) p;
+}
+
+GG_FN void
+gg_lds128(gg_sptr a, uint32_t e[4])
+{
+	memcpy(e, (const void *) a, 16);
+}
+
+GG_FN uint64_t
+gg_lds64(gg_sptr a)
+{
+	uint64_t	v;
+
+	memcpy(&v, (const void *) a, 8);
+	return v;
+}
+
+GG_FN uint32_t
+gg_lds8(gg_sptr a)
+{
+	return *(const uint8_t *) a;
+}
+#endif
+
+/*
+ * gg_match over the table at shared address t, with left (>= 1, not
+ * capped) bytes left in the segment: len <= min(left, 8) is len <= left.
+ * Empty hash entries hold keys of another bucket and symbol keys are
+ * unique, so at most one way matches (see gsst_encoder): the probes need
+ * no order and the ways are tested with one xor-and each.
+ */
+GG_FN unsigned
+gg_match_sh(gg_sptr t, uint64_t word, uint32_t left, uint32_t *advance)
+{
+	uint32_t	lo = (uint32_t) word;
+	uint32_t	k3 = lo & 0xFFFFFFu;
+	uint32_t	k2 = lo & 0xFFFFu;
+	uint32_t	e[4],
+				f[4];
+	uint32_t	lr = (uint32_t) GSST_ESCAPE << 24,
+				pr = (uint32_t) GSST_ESCAPE << 24;
+	unsigned	long_code,
+				pair_code,
+				byte_code,
+				long_len;
+	uint64_t	mask;
+	int			long_ok,
+				pair_ok;
+
+	gg_lds128(t + (uint32_t) offsetof(gg_encoder, long_hash) +
+			  (((k3 * 0x9E3779B1u) >> 20) & 0xFF0u), e);
+	gg_lds128(t + (uint32_t) offsetof(gg_encoder, pair_hash) +
+			  (((k2 * 0x9E3779B1u) >> 20) & 0xFF0u), f);
+	byte_code = gg_lds8(t + (uint32_t) offsetof(gg_encoder, byte_code) + (lo & 0xFFu));
+	for (int way = 0; way < 4; way++)
+	{
+		lr = ((e[way] ^ k3) & 0xFFFFFFu) == 0 ? e[way] : lr;
+		pr = ((f[way] ^ k2) & 0xFFFFFFu) == 0 ? f[way] : pr;
+	}
+	long_code = lr >> 24;
+	pair_code = pr >> 24;
+	long_len = gg_lds8(t + (uint32_t) offsetof(gg_encoder, len) + long_code);
+	/* long_len 0 (the escape) gives shift 0 here, but long_ok is false then */
+	mask = ~(uint64_t) 0 >> ((64 - 8 * long_len) & 63);
+	long_ok = long_code != GSST_ESCAPE && long_len <= left &&
+		((word ^ gg_lds64(t + (uint32_t) offsetof(gg_encoder, symbol) + 8 * long_code)) & mask) == 0;
+	pair_ok = pair_code != GSST_ESCAPE && left >= 2;
+	*advance = long_ok ? long_len : (pair_ok ? 2u : 1u);
+	return long_ok ? long_code : (pair_ok ? pair_code : byte_code);
+}
+
 GG_FN unsigned
 gg_hash_lookup(const uint32_t *hash, uint32_t key)
 {
@@ -750,6 +872,7 @@ gg_encode_values(const gg_encoder *enc, const gg_encode_args *a, gg_win *win, gg
 	uint32_t	written = 0;
 	int			over = 0;
 	uint8_t    *comp = a->tile + a->comp_at;
+	gg_sptr		tab = gg_sptr_of(enc);
 	gg_entries	entries;
 
 	entries.slot = entry_slot;
@@ -762,8 +885,8 @@ gg_encode_values(const gg_encoder *enc, const gg_encode_args *a, gg_win *win, gg
 	{
 		uint64_t	word;
 		uint32_t	left;
-		unsigned	advance,
-					code,
+		uint32_t	advance;
+		unsigned	code,
 					escape;
 
 		while (pos >= seg_end)
@@ -795,7 +918,7 @@ gg_encode_values(const gg_encoder *enc, const gg_encode_args *a, gg_win *win, gg
 		}
 		word = gg_win_peek(win, data + pos);
 		left = seg_end - pos;
-		code = gg_match(enc, word, left < 8 ? left : 8u, &advance);
+		code = gg_match_sh(tab, word, left, &advance);
 		escape = code == GSST_ESCAPE;
 		if (written + 1 + escape > vend - vstart - 1)
 		{
