@@ -14,6 +14,7 @@
 #ifndef GSST_GPU_BODY_H
 #define GSST_GPU_BODY_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -567,6 +568,209 @@ gg_entries_finish(gg_entries *e)
 
 /* ---- the encoding rule (mirrors the codec's gsst_match exactly) ---- */
 
+/*
+ * The encoder table in shared memory, by 32-bit shared addresses (gg_sptr;
+ * a plain address in the emulation).  The base goes through an opaque move
+ * once, so that it stays in a register: otherwise the compiler rebuilds a
+ * __shared__ variable's address from the CTA id (S2R and two more
+ * instructions) at every lookup, as it did in the decoders.
+ */
+#ifdef __CUDA_ARCH__
+typedef uint32_t gg_sptr;
+
+GG_FN gg_sptr
+gg_sptr_of(const void *p)
+{
+	uint32_t	b = (uint32_t) __cvta_generic_to_shared(p);
+
+	asm volatile("mov.b32 %0, %0;" : "+r"(b));
+	return b;
+}
+
+GG_FN void
+gg_lds128(gg_sptr a, uint32_t e[4])
+{
+	asm("ld.shared.v4.u32 {%0, %1, %2, %3}, [%4];"
+		: "=r"(e[0]), "=r"(e[1]), "=r"(e[2]), "=r"(e[3]) : "r"(a));
+}
+
+GG_FN uint64_t
+gg_lds64(gg_sptr a)
+{
+	uint64_t	v;
+
+	asm("ld.shared.u64 %0, [%1];" : "=l"(v) : "r"(a));
+	return v;
+}
+
+GG_FN uint32_t
+gg_lds8(gg_sptr a)
+{
+	uint32_t	v;
+
+	asm("ld.shared.u8 %0, [%1];" : "=r"(v) : "r"(a));
+	return v;
+}
+#else
+typedef uintptr_t gg_sptr;
+
+GG_FN gg_sptr
+gg_sptr_of(const void *p)
+{
+	return (uintptr_t) p;
+}
+
+GG_FN void
+gg_lds128(gg_sptr a, uint32_t e[4])
+{
+	memcpy(e, (const void *) a, 16);
+}
+
+GG_FN uint64_t
+gg_lds64(gg_sptr a)
+{
+	uint64_t	v;
+
+	memcpy(&v, (const void *) a, 8);
+	return v;
+}
+
+GG_FN uint32_t
+gg_lds8(gg_sptr a)
+{
+	return *(const uint8_t *) a;
+}
+#endif
+
+/*
+ * Predicated accesses for the step loop's value-end block: on the GPU one
+ * predicated instruction each, so that the block runs in step on all lanes
+ * instead of branching.
+ */
+#ifdef __CUDA_ARCH__
+/* *p (read-only data) when c, else old */
+GG_FN uint32_t
+gg_ldg32_if(int c, const void *p, uint32_t old)
+{
+	asm("{\n\t.reg .pred q;\n\tsetp.ne.s32 q, %2, 0;\n\t@q ld.global.nc.u32 %0, [%1];\n\t}"
+		: "+r"(old) : "l"(p), "r"(c));
+	return old;
+}
+
+GG_FN uint64_t
+gg_ldg64_if(int c, const void *p, uint64_t old)
+{
+	asm("{\n\t.reg .pred q;\n\tsetp.ne.s32 q, %2, 0;\n\t@q ld.global.nc.u64 %0, [%1];\n\t}"
+		: "+l"(old) : "l"(p), "r"(c));
+	return old;
+}
+
+GG_FN void
+gg_sts32_if(int c, gg_sptr a, uint32_t v)
+{
+	asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.s32 q, %0, 0;\n\t@q st.shared.u32 [%1], %2;\n\t}"
+				 :: "r"(c), "r"(a), "r"(v) : "memory");
+}
+
+GG_FN void
+gg_sts64_if(int c, gg_sptr a, uint64_t v)
+{
+	asm volatile("{\n\t.reg .pred q;\n\tsetp.ne.s32 q, %0, 0;\n\t@q st.shared.u64 [%1], %2;\n\t}"
+				 :: "r"(c), "r"(a), "l"(v) : "memory");
+}
+
+/* the high word of (uint64_t) x << s, s in 0..31 */
+GG_FN uint32_t
+gg_shl_carry(uint32_t x, uint32_t s)
+{
+	return __funnelshift_l(0u, x, s);
+}
+#else
+GG_FN uint32_t
+gg_ldg32_if(int c, const void *p, uint32_t old)
+{
+	if (c)
+		memcpy(&old, p, 4);
+	return old;
+}
+
+GG_FN uint64_t
+gg_ldg64_if(int c, const void *p, uint64_t old)
+{
+	if (c)
+		memcpy(&old, p, 8);
+	return old;
+}
+
+GG_FN void
+gg_sts32_if(int c, gg_sptr a, uint32_t v)
+{
+	if (c)
+		memcpy((void *) a, &v, 4);
+}
+
+GG_FN void
+gg_sts64_if(int c, gg_sptr a, uint64_t v)
+{
+	if (c)
+		memcpy((void *) a, &v, 8);
+}
+
+GG_FN uint32_t
+gg_shl_carry(uint32_t x, uint32_t s)
+{
+	return (uint32_t) (((uint64_t) x << s) >> 32);
+}
+#endif
+
+/*
+ * gg_match over the table at shared address t, with left (>= 1, not
+ * capped) bytes left in the segment: len <= min(left, 8) is len <= left.
+ * Empty hash entries hold keys of another bucket and symbol keys are
+ * unique, so at most one way matches (see gsst_encoder): the probes need
+ * no order and the ways are tested with one xor-and each.
+ */
+GG_FN unsigned
+gg_match_sh(gg_sptr t, uint64_t word, uint32_t left, uint32_t *advance)
+{
+	uint32_t	lo = (uint32_t) word;
+	uint32_t	k3 = lo & 0xFFFFFFu;
+	uint32_t	k2 = lo & 0xFFFFu;
+	uint32_t	e[4],
+				f[4];
+	uint32_t	lr = (uint32_t) GSST_ESCAPE << 24,
+				pr = (uint32_t) GSST_ESCAPE << 24;
+	unsigned	long_code,
+				pair_code,
+				byte_code,
+				long_len;
+	uint64_t	mask;
+	int			long_ok,
+				pair_ok;
+
+	gg_lds128(t + (uint32_t) offsetof(gg_encoder, long_hash) +
+			  (((k3 * 0x9E3779B1u) >> 20) & 0xFF0u), e);
+	gg_lds128(t + (uint32_t) offsetof(gg_encoder, pair_hash) +
+			  (((k2 * 0x9E3779B1u) >> 20) & 0xFF0u), f);
+	byte_code = gg_lds8(t + (uint32_t) offsetof(gg_encoder, byte_code) + (lo & 0xFFu));
+	for (int way = 0; way < 4; way++)
+	{
+		lr = ((e[way] ^ k3) & 0xFFFFFFu) == 0 ? e[way] : lr;
+		pr = ((f[way] ^ k2) & 0xFFFFFFu) == 0 ? f[way] : pr;
+	}
+	long_code = lr >> 24;
+	pair_code = pr >> 24;
+	long_len = gg_lds8(t + (uint32_t) offsetof(gg_encoder, len) + long_code);
+	/* long_len 0 (the escape) gives shift 0 here, but long_ok is false then */
+	mask = ~(uint64_t) 0 >> ((64 - 8 * long_len) & 63);
+	/* & rather than &&: no branch around the symbol compare */
+	long_ok = (long_code != GSST_ESCAPE) & (long_len <= left) &
+		(((word ^ gg_lds64(t + (uint32_t) offsetof(gg_encoder, symbol) + 8 * long_code)) & mask) == 0);
+	pair_ok = (pair_code != GSST_ESCAPE) & (left >= 2);
+	*advance = long_ok ? long_len : (pair_ok ? 2u : 1u);
+	return long_ok ? long_code : (pair_ok ? pair_code : byte_code);
+}
+
 GG_FN unsigned
 gg_hash_lookup(const uint32_t *hash, uint32_t key)
 {
@@ -727,87 +931,229 @@ gg_unit_scratch(uint64_t u, uint64_t raw_start)
 	return ((raw_start + 31) & ~(uint64_t) 31) + 64 * u;
 }
 
+/* the entry at address at fills its 32-byte sector of the slot: write it out */
+GG_FN void
+gg_entries_sector(gg_entries *e, uintptr_t at)
+{
+	uintptr_t	sector = at & ~(uintptr_t) 31;
+
+	if (sector >= e->first)
+	{
+		gg_st128((uint8_t *) sector, gg_ld64_own(e->slot), gg_ld64_own(e->slot + 8));
+		gg_st128((uint8_t *) sector + 16, gg_ld64_own(e->slot + 16), gg_ld64_own(e->slot + 24));
+	}
+	else
+		gg_entries_write_part(e, e->first, at + e->width);
+}
+
+/* 8 bytes at byte k (0..7) of the 16 bytes w0, w1 */
+GG_FN uint64_t
+gg_peek16(uint64_t w0, uint64_t w1, uint32_t k)
+{
+#ifdef __CUDA_ARCH__
+	/* three selects and two funnel shifts (which take the shift mod 32) */
+	uint32_t	x = k & 4 ? (uint32_t) (w0 >> 32) : (uint32_t) w0;
+	uint32_t	y = k & 4 ? (uint32_t) w1 : (uint32_t) (w0 >> 32);
+	uint32_t	z = k & 4 ? (uint32_t) (w1 >> 32) : (uint32_t) w1;
+
+	return (uint64_t) __funnelshift_r(x, y, 8 * k) |
+		(uint64_t) __funnelshift_r(y, z, 8 * k) << 32;
+#else
+	return (w0 >> (8 * k)) | ((w1 << 1) << (63 - 8 * k));
+#endif
+}
+
+/* the packer's accumulator as 32 bits (bytes [out & ~3, out)), the rest in the slot */
+GG_FN uint32_t
+gg_pack_acc32(const gg_packer *pk)
+{
+	if (pk->fill >= 4)
+	{
+		gg_st32(pk->slot + (pk->word_pos & 31), (uint32_t) pk->acc);
+		return (uint32_t) (pk->acc >> 32);
+	}
+	return (uint32_t) pk->acc;
+}
+
+/* back to the packer's form: bytes [out & ~7, out) in acc */
+GG_FN void
+gg_pack_from32(gg_packer *pk, uint32_t out, uint32_t acc)
+{
+	pk->fill = out & 7;
+	pk->word_pos = out & ~7u;
+	pk->acc = acc;
+	if (out & 4)
+	{
+		uint32_t	low;
+
+		memcpy(&low, pk->slot + (out & 24), 4);
+		pk->acc = low | (uint64_t) acc << 32;
+	}
+}
+
 /*
  * Encode the whole values [v, ve) of a unit, back to back, each stored raw
  * when its codes would not be shorter.  One step of the encoding rule per
- * iteration and value ends handled inside the loop, so the lanes of a
+ * iteration, value ends handled at the top of the loop, so the lanes of a
  * warp stay in step even though their values end at different times.
- * Positions are 32-bit, relative to the first value (a unit is < 2 GiB).
+ *
+ * Everything the loop carries is 32-bit: positions are relative to the
+ * 8-aligned address abase at or before the first value (a unit is < 2 GiB),
+ * the window is the words w0, w1 at abase + wb (pos - wb < 8), the packer
+ * is a 32-bit accumulator over the output position out, and the comp
+ * entry of value v + wi is placed by the low bits elo of its address.
+ * Some lane of a warp is at a value end in almost every iteration, so the
+ * value-end block is written without branches (selects and predicated
+ * loads and stores, on all lanes); only what is rare branches: a sector of
+ * entries full, an empty value, a value stored raw, a load near the end of
+ * the data.  `width` is a constant where gg_encode_values calls this.
  */
 GG_FN void
-gg_encode_values(const gg_encoder *enc, const gg_encode_args *a, gg_win *win, gg_packer *pk,
-				 uint64_t v, uint64_t ve, uint32_t whole_start, uint8_t *entry_slot)
+gg_encode_values_w(const gg_encoder *enc, const gg_encode_args *a, const gg_win *win,
+				   gg_packer *pk, uint64_t v, uint64_t ve, uint32_t whole_start,
+				   uint8_t *entry_slot, uint32_t width)
 {
-	const uint64_t *off = a->off;
-	uint64_t	base = gg_ld_off(off, v);
+	const uint64_t *op = a->off + v + 1;	/* op[wi]: the end of value v + wi */
+	uint64_t	base = gg_ld_off(a->off, v);
 	uintptr_t	data = (uintptr_t) a->data + base;
-	uint64_t	w = v;
-	uint32_t	vstart = 0;
-	uint32_t	vend = (uint32_t) (gg_ld_off(off, v + 1) - base);
-	uint32_t	seg_end = vend < GG_SEG ? vend : GG_SEG;
-	uint32_t	pos = 0;
-	uint32_t	out_start = gg_pack_pos(pk);
-	uint32_t	written = 0;
-	int			over = 0;
+	uintptr_t	abase = data & ~(uintptr_t) 7;
+	uint32_t	r0 = (uint32_t) base - (uint32_t) (data - abase);	/* raw offset of abase, low bits */
+	uintptr_t	lo = win->lo,
+				hi = win->hi;
+	/* the word at abase + wb + 16 lies inside the data while wb < wend */
+	uint64_t	span = hi - abase;
+	uint32_t	wend = span < 24 ? 0 : span - 23 > 0x7FFFFFFFu ? 0x7FFFFFFFu : (uint32_t) (span - 23);
+	uint32_t	count = (uint32_t) (ve - v);
+	uint32_t	wi = 0;
+	uint32_t	pos = (uint32_t) (data - abase);
+	uint32_t	vstart = pos;
+	uint32_t	vend = (uint32_t) gg_ld_off(a->off, v + 1) - r0;
+	uint32_t	seg_end = vend - pos < GG_SEG ? vend : pos + GG_SEG;
+	uint32_t	wb = 0;
+	uint64_t	w0 = gg_load_word_guarded(abase, lo, hi);
+	uint64_t	w1 = gg_load_word_guarded(abase + 8, lo, hi);
+	gg_sptr		cslot = gg_sptr_of(pk->slot);
+	gg_sptr		eslot = gg_sptr_of(entry_slot);
+	uint32_t	out = gg_pack_pos(pk);
+	uint32_t	acc = gg_pack_acc32(pk);
+	uint32_t	limit = out + (vend - vstart);
 	uint8_t    *comp = a->tile + a->comp_at;
+	uint32_t	elo = (uint32_t) ((uintptr_t) comp + v * width);
+	gg_sptr		tab = gg_sptr_of(enc);
 	gg_entries	entries;
 
+#ifdef __CUDA_ARCH__
+	/* opaque, so that op + wi stays one multiply-add */
+	asm("mov.b64 %0, %0;" : "+l"(op));
+#endif
 	entries.slot = entry_slot;
-	entries.first = (uintptr_t) comp + v * a->width;
-	entries.last = 0;
-	entries.width = a->width;
-	gg_entries_put(&entries, (uintptr_t) comp + w * a->width, out_start - whole_start);
-	gg_win_seek(win, data);
+	entries.first = (uintptr_t) comp + v * width;
+	entries.width = width;
+	if (width == 4)
+		gg_sts32_if(1, eslot + (elo & 31), out - whole_start);
+	else
+		gg_sts64_if(1, eslot + (elo & 31), out - whole_start);
+	if (((elo + width) & 31) == 0)
+		gg_entries_sector(&entries, entries.first);
 	for (;;)
 	{
 		uint64_t	word;
-		uint32_t	left;
-		unsigned	advance,
+		uint32_t	advance,
 					code,
-					escape;
+					n,
+					nout;
 
-		while (pos >= seg_end)
 		{
-			if (pos < vend)
-			{
-				/* next segment: matching restarts */
-				seg_end = vend - seg_end < GG_SEG ? vend : seg_end + GG_SEG;
+			/*
+			 * A value end, without branches but for the last value.  An
+			 * empty value leaves pos at seg_end: the step below then finds
+			 * its codes not shorter (limit = out), and the raw branch stores
+			 * nothing.
+			 */
+			int			at_seg = pos >= seg_end;
+			int			at_end = pos >= vend;	/* implies at_seg */
+			uint32_t	nv;
+
+			wi += at_end;
+			if (wi >= count)
 				break;
-			}
-			if (over)
-			{
-				/* codes would not be shorter: store the value raw */
-				gg_pack_seek(pk, out_start);
-				gg_copy_raw(win, pk, data, vstart, vend);
-				over = 0;
-			}
-			if (++w >= ve)
-			{
-				gg_entries_finish(&entries);
-				return;
-			}
-			vstart = vend;
-			vend = (uint32_t) (gg_ld_off(off, w + 1) - base);
-			seg_end = vend - vstart < GG_SEG ? vend : vstart + GG_SEG;
-			out_start = gg_pack_pos(pk);
-			written = 0;
-			gg_entries_put(&entries, (uintptr_t) comp + w * a->width, out_start - whole_start);
+			nv = gg_ldg32_if(at_end, op + wi, vend + r0) - r0;
+			vstart = at_end ? vend : vstart;
+			limit = at_end ? out + (nv - vend) : limit;
+			vend = nv;
+			elo += at_end ? width : 0;
+			if (width == 4)
+				gg_sts32_if(at_end, eslot + (elo & 31), out - whole_start);
+			else
+				gg_sts64_if(at_end, eslot + (elo & 31), out - whole_start);
+			if (at_end && ((elo + width) & 31) == 0)
+				gg_entries_sector(&entries, (uintptr_t) comp + (v + wi) * width);
+			/* a value's first segment, or the next one (matching restarts) */
+			seg_end = at_seg ? (vend - pos < GG_SEG ? vend : pos + GG_SEG) : seg_end;
 		}
-		word = gg_win_peek(win, data + pos);
-		left = seg_end - pos;
-		code = gg_match(enc, word, left < 8 ? left : 8u, &advance);
-		escape = code == GSST_ESCAPE;
-		if (written + 1 + escape > vend - vstart - 1)
+
+		word = gg_peek16(w0, w1, pos - wb);
+		code = gg_match_sh(tab, word, seg_end - pos, &advance);
+		n = 1 + (code == GSST_ESCAPE);
+		nout = out + n;
+		if (nout >= limit)
 		{
-			over = 1;			/* skip the rest; stored raw at the value end */
+			/* codes would not be shorter: store the value raw */
+			gg_packer	p;
+			gg_win		wl;
+
+			p.base = pk->base;
+			p.slot = pk->slot;
+			gg_pack_from32(&p, out, acc);
+			gg_pack_seek(&p, limit - (vend - vstart));
+			wl.lo = lo;
+			wl.hi = hi;
+			gg_copy_raw(&wl, &p, abase, vstart, vend);
+			out = gg_pack_pos(&p);
+			acc = gg_pack_acc32(&p);
+			wb = (uint32_t) (wl.base - abase);
+			w0 = wl.w0;
+			w1 = wl.w1;
 			pos = vend;
-			continue;
 		}
-		gg_pack_put(pk, escape ? (0xFFu | (word & 0xFF) << 8) : code, 1 + escape);
-		written += 1 + escape;
-		pos += advance;
-		gg_win_advance(win, data + pos);
+		else
+		{
+			/* packer: a 4-byte word out when complete, a sector when full */
+			uint32_t	payload = n == 2 ? 0xFFu | ((uint32_t) word & 0xFFu) << 8 : code;
+			uint32_t	sh = 8 * (out & 3);
+			uint32_t	lo32 = acc | payload << sh;
+			int			full = ((out ^ nout) & ~3u) != 0;
+			int			step;
+
+			gg_sts32_if(full, cslot + (out & 28), lo32);
+			acc = full ? gg_shl_carry(payload, sh) : lo32;
+			if (((out ^ nout) & ~31u) != 0)
+				gg_pack_flush_sector(pk, out & ~31u);
+			out = nout;
+			/* window: the next word when pos leaves w0 */
+			pos += advance;
+			step = pos - wb >= 8;
+			w0 = step ? w1 : w0;
+			w1 = gg_ldg64_if(step & (wb < wend), (const void *) (abase + wb + 16), w1);
+			if (step & (wb >= wend))
+				w1 = gg_load_word_guarded(abase + wb + 16, lo, hi);
+			wb += step ? 8 : 0;
+		}
 	}
+	entries.last = (uintptr_t) comp + (v + count - 1) * width;
+	gg_entries_finish(&entries);
+	gg_pack_from32(pk, out, acc);
+}
+
+GG_FN void
+gg_encode_values(const gg_encoder *enc, const gg_encode_args *a, const gg_win *win,
+				 gg_packer *pk, uint64_t v, uint64_t ve, uint32_t whole_start,
+				 uint8_t *entry_slot)
+{
+	if (a->width == 4)
+		gg_encode_values_w(enc, a, win, pk, v, ve, whole_start, entry_slot, 4);
+	else
+		gg_encode_values_w(enc, a, win, pk, v, ve, whole_start, entry_slot, 8);
 }
 
 /* ---- encode: one unit (one thread) ---- */
