@@ -683,7 +683,7 @@ gg_sts64_if(int c, gg_sptr a, uint64_t v)
 GG_FN uint32_t
 gg_shl_carry(uint32_t x, uint32_t s)
 {
-	return __funnelshift_l(0u, x, s);
+	return __funnelshift_l(x, 0u, s);
 }
 #else
 GG_FN uint32_t
