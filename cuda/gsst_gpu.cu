@@ -95,7 +95,7 @@ load_shared(void *dst, const void *src, size_t bytes)
 }
 
 #ifndef ENCODE_MIN_BLOCKS
-#define ENCODE_MIN_BLOCKS 6		/* 72 registers, no spill: 4% over 8 blocks */
+#define ENCODE_MIN_BLOCKS 8		/* 64 registers, no spill: 6% over 6 blocks (session 4) */
 #endif
 __global__ void __launch_bounds__(ENCODE_THREADS, ENCODE_MIN_BLOCKS)
 k_encode(gg_encode_args a)
