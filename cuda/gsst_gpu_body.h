@@ -1028,6 +1028,12 @@ gg_encode_values_w(const gg_encoder *enc, const gg_encode_args *a, const gg_win 
 	uint32_t	pos = (uint32_t) (data - abase);
 	uint32_t	vstart = pos;
 	uint32_t	vend = (uint32_t) gg_ld_off(a->off, v + 1) - r0;
+	/*
+	 * The end of the value after the current one, loaded a value ahead:
+	 * a load at the value end itself was waited for at once (half of the
+	 * kernel's stall samples, ncu at 2 GiB).
+	 */
+	uint32_t	vnext = count > 1 ? (uint32_t) gg_ld_off(a->off, v + 2) - r0 : 0;
 	uint32_t	seg_end = vend - pos < GG_SEG ? vend : pos + GG_SEG;
 	uint32_t	wb = 0;
 	uint64_t	w0 = gg_load_word_guarded(abase, lo, hi);
@@ -1077,7 +1083,8 @@ gg_encode_values_w(const gg_encoder *enc, const gg_encode_args *a, const gg_win 
 			wi += at_end;
 			if (wi >= count)
 				break;
-			nv = gg_ldg32_if(at_end, op + wi, vend + r0) - r0;
+			nv = at_end ? vnext : vend;
+			vnext = gg_ldg32_if(at_end && wi + 1 < count, op + wi + 1, vnext + r0) - r0;
 			vstart = at_end ? vend : vstart;
 			limit = at_end ? out + (nv - vend) : limit;
 			vend = nv;
