@@ -517,7 +517,7 @@ typedef struct gg_entries
 {
 	uint8_t    *slot;			/* 32 bytes, 8-aligned */
 	uintptr_t	first;			/* address of this thread's first entry */
-	uintptr_t	last;			/* address of the last entry put, 0 = none */
+	uintptr_t	last;			/* address of the last entry written, 0 = none */
 	uint32_t	width;
 } gg_entries;
 
@@ -530,28 +530,6 @@ gg_entries_write_part(gg_entries *e, uintptr_t from, uintptr_t to)
 			gg_st32((uint8_t *) at, (uint32_t) (gg_ld64_own(e->slot + (at & 24)) >> (8 * (at & 4))));
 		else
 			gg_st64((uint8_t *) at, gg_ld64_own(e->slot + (at & 31)));
-	}
-}
-
-GG_FN void
-gg_entries_put(gg_entries *e, uintptr_t at, uint64_t v)
-{
-	if (e->width == 4)
-		gg_st32(e->slot + (at & 31), (uint32_t) v);
-	else
-		gg_st64(e->slot + (at & 31), v);
-	e->last = at;
-	if (((at + e->width) & 31) == 0)
-	{
-		uintptr_t	sector = at & ~(uintptr_t) 31;
-
-		if (sector >= e->first)
-		{
-			gg_st128((uint8_t *) sector, gg_ld64_own(e->slot), gg_ld64_own(e->slot + 8));
-			gg_st128((uint8_t *) sector + 16, gg_ld64_own(e->slot + 16), gg_ld64_own(e->slot + 24));
-		}
-		else
-			gg_entries_write_part(e, e->first, at + e->width);
 	}
 }
 
