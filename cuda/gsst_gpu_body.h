@@ -657,12 +657,8 @@ gg_sts64_if(int c, gg_sptr a, uint64_t v)
 				 :: "r"(c), "r"(a), "l"(v) : "memory");
 }
 
-/* the high word of (uint64_t) x << s, s in 0..31 */
-GG_FN uint32_t
-gg_shl_carry(uint32_t x, uint32_t s)
-{
-	return __funnelshift_l(x, 0u, s);
-}
+#define gg_funnel_l(lo, hi, s) __funnelshift_l(lo, hi, s)
+#define gg_funnel_r(lo, hi, s) __funnelshift_r(lo, hi, s)
 #else
 GG_FN uint32_t
 gg_ldg32_if(int c, const void *p, uint32_t old)
@@ -694,12 +690,32 @@ gg_sts64_if(int c, gg_sptr a, uint64_t v)
 		memcpy((void *) a, &v, 8);
 }
 
+/*
+ * CUDA's funnel shifts, to the letter, so that the emulation runs the same
+ * expressions as the device: the high word of (hi:lo) << (s % 32), the low
+ * word of (hi:lo) >> (s % 32).
+ */
+GG_FN uint32_t
+gg_funnel_l(uint32_t lo, uint32_t hi, uint32_t s)
+{
+	s &= 31;
+	return s ? (hi << s) | (lo >> (32 - s)) : hi;
+}
+
+GG_FN uint32_t
+gg_funnel_r(uint32_t lo, uint32_t hi, uint32_t s)
+{
+	s &= 31;
+	return s ? (lo >> s) | (hi << (32 - s)) : lo;
+}
+#endif
+
+/* the high word of (uint64_t) x << s, s in 0..31 */
 GG_FN uint32_t
 gg_shl_carry(uint32_t x, uint32_t s)
 {
-	return (uint32_t) (((uint64_t) x << s) >> 32);
+	return gg_funnel_l(x, 0u, s);
 }
-#endif
 
 /*
  * gg_match over the table at shared address t, with left (>= 1, not
@@ -928,17 +944,12 @@ gg_entries_sector(gg_entries *e, uintptr_t at)
 GG_FN uint64_t
 gg_peek16(uint64_t w0, uint64_t w1, uint32_t k)
 {
-#ifdef __CUDA_ARCH__
 	/* three selects and two funnel shifts (which take the shift mod 32) */
 	uint32_t	x = k & 4 ? (uint32_t) (w0 >> 32) : (uint32_t) w0;
 	uint32_t	y = k & 4 ? (uint32_t) w1 : (uint32_t) (w0 >> 32);
 	uint32_t	z = k & 4 ? (uint32_t) (w1 >> 32) : (uint32_t) w1;
 
-	return (uint64_t) __funnelshift_r(x, y, 8 * k) |
-		(uint64_t) __funnelshift_r(y, z, 8 * k) << 32;
-#else
-	return (w0 >> (8 * k)) | ((w1 << 1) << (63 - 8 * k));
-#endif
+	return (uint64_t) gg_funnel_r(x, y, 8 * k) | (uint64_t) gg_funnel_r(y, z, 8 * k) << 32;
 }
 
 /* the packer's accumulator as 32 bits (bytes [out & ~3, out)), the rest in the slot */
