@@ -669,6 +669,7 @@ bench_config(const char *name, const batch *b, const dev_batch *d, uint32_t spli
 	bench_result r;
 	gsst_gpu_stats st;
 	std::vector<double> enc, enc_k, dec, dec_k, val, val_k, train;
+	std::vector<double> stage[4];
 	std::vector<uint8_t> tile;
 	int			rc;
 	double		gb = d->raw / 1e9;
@@ -757,6 +758,8 @@ bench_config(const char *name, const batch *b, const dev_batch *d, uint32_t spli
 			enc.push_back(st.total_ms);
 			enc_k.push_back(st.kernel_ms);
 			train.push_back(st.train_ms);
+			for (int k = 0; k < 4; k++)
+				stage[k].push_back(st.stage_ms[k]);
 		}
 		r.extra = std::max<uint64_t>(r.extra, st.extra_device_bytes);
 	}
@@ -794,6 +797,9 @@ bench_config(const char *name, const batch *b, const dev_batch *d, uint32_t spli
 		   name, split, unit, flags, r.ratio, r.enc, r.enc_kernel, median(enc_k), r.train_ms,
 		   *std::min_element(enc.begin(), enc.end()), *std::max_element(enc.begin(), enc.end()),
 		   r.dec, r.dec_kernel, r.dec_values, r.dec_values_kernel, (unsigned long long) r.extra);
+	printf("%-10s encode stages (median ms): kernel %.3f | resolve+scan %.3f | compaction %.3f | "
+		   "splits+header %.3f\n", name, median(stage[0]), median(stage[1]), median(stage[2]),
+		   median(stage[3]));
 	fflush(stdout);
 	cudaFree(d_tile);
 	cudaFree(d_out);

@@ -110,6 +110,19 @@ k_encode(gg_encode_args a)
 	__syncthreads();
 	if (u < a.nunits)
 		gg_encode_unit(&enc, &a, u, (uint8_t *) slots[threadIdx.x]);
+	/* then the warp writes the raw offsets of its units' values */
+	__syncwarp();
+	gg_raw_entries(&a, u - threadIdx.x % 32, threadIdx.x % 32, 32);
+}
+
+/* unit starts, while the host trains */
+__global__ void
+k_plan_units(gg_encode_args a)
+{
+	uint64_t	u = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (u <= a.nunits)
+		gg_plan_unit(&a, u);
 }
 
 __global__ void
@@ -152,21 +165,15 @@ k_copy_back(gg_encode_args a, uint64_t u0, uint64_t u1)
 	gg_copy_back(&a, u0, u1, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x);
 }
 
+/* the split table with the index sentinels, and the header bytes */
 __global__ void
-k_splits(gg_encode_args a)
-{
-	uint64_t	k = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
-
-	if (k <= a.nsplits)
-		gg_split_entry(&a, k);
-}
-
-__global__ void
-k_prefix(gg_encode_args a, uint64_t count)
+k_finish(gg_encode_args a, uint64_t prefix_count)
 {
 	uint64_t	i = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
 
-	if (i < count)
+	if (i <= a.nsplits)
+		gg_split_entry(&a, i);
+	if (i < prefix_count)
 		gg_prefix_byte(&a, i);
 }
 
@@ -1549,7 +1556,8 @@ struct gsst_gpu
 	cudaEvent_t ev_start,
 				ev_kernel,
 				ev_kernel_end,
-				ev_end;
+				ev_end,
+				ev_stage[3];
 
 	/* fixed device buffers */
 	uint8_t    *d_fixed;
@@ -1752,6 +1760,9 @@ release(gsst_gpu *ctx)
 		cudaEventDestroy(ctx->ev_kernel_end);
 	if (ctx->ev_end)
 		cudaEventDestroy(ctx->ev_end);
+	for (int i = 0; i < 3; i++)
+		if (ctx->ev_stage[i])
+			cudaEventDestroy(ctx->ev_stage[i]);
 	free(ctx->train_work);
 	free(ctx->h_enc);
 	free(ctx);
@@ -1870,6 +1881,8 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 	INIT_CU(cudaEventCreate(&ctx->ev_kernel));
 	INIT_CU(cudaEventCreate(&ctx->ev_kernel_end));
 	INIT_CU(cudaEventCreate(&ctx->ev_end));
+	for (int i = 0; i < 3; i++)
+		INIT_CU(cudaEventCreate(&ctx->ev_stage[i]));
 
 	/* fixed device buffers: tables, error word, prefix, sample, scan temp */
 	{
@@ -2030,13 +2043,6 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 		uint32_t   *d_lens = (uint32_t *) (ctx->d_sample_blob + SAMPLE_META_BYTES);
 		uint32_t   *d_starts = d_lens + GG_SAMPLE_SLOTS;
 		uint8_t    *d_sample = (uint8_t *) (d_starts + GG_SAMPLE_SLOTS);
-		uint32_t	target = ctx->cfg.sample_bytes;
-		const uint32_t *h_lens = (const uint32_t *) (ctx->h_pinned + SAMPLE_META_BYTES);
-		const uint32_t *h_starts = h_lens + GG_SAMPLE_SLOTS;
-		const uint8_t *h_sample = (const uint8_t *) (h_starts + GG_SAMPLE_SLOTS);
-		const uint8_t *values[GG_SAMPLE_SLOTS];
-		size_t		lens[GG_SAMPLE_SLOTS];
-		size_t		count = 0;
 		size_t		scan_small = ctx->scan_small_bytes;
 
 		k_sample_len<<<GG_SAMPLE_SLOTS / 256, 256, 0, ctx->stream>>>(off, n, d_lens, d_meta);
@@ -2044,15 +2050,82 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 		CU(cub::DeviceScan::ExclusiveSum(ctx->d_scan_small, scan_small, d_lens, d_starts,
 										 GG_SAMPLE_SLOTS, ctx->stream));
 		k_sample_copy<<<GG_SAMPLE_SLOTS * 32 / 256, 256, 0, ctx->stream>>>(
-			(const uint8_t *) d_data, off, n, d_lens, d_starts, target, d_sample);
+			(const uint8_t *) d_data, off, n, d_lens, d_starts, ctx->cfg.sample_bytes, d_sample);
 		CU_LAUNCH("sample copy");
 		CU(cudaMemcpyAsync(ctx->h_pinned, ctx->d_sample_blob,
-						   SAMPLE_META_BYTES + 2 * 4 * GG_SAMPLE_SLOTS + target,
+						   SAMPLE_META_BYTES + 2 * 4 * GG_SAMPLE_SLOTS + ctx->cfg.sample_bytes,
 						   cudaMemcpyDeviceToHost, ctx->stream));
-		CU(cudaStreamSynchronize(ctx->stream));
-		memcpy(meta, ctx->h_pinned, sizeof(meta));
+	}
+	else
+	{
+		k_meta<<<1, 1, 0, ctx->stream>>>(off, n, (uint64_t *) ctx->d_sample_blob);
+		CU_LAUNCH("meta");
+		CU(cudaMemcpyAsync(ctx->h_pinned, ctx->d_sample_blob, sizeof(meta),
+						   cudaMemcpyDeviceToHost, ctx->stream));
+	}
+	CU(cudaStreamSynchronize(ctx->stream));
+	memcpy(meta, ctx->h_pinned, sizeof(meta));
+	if (meta[2] < meta[1] || meta[1] < meta[0])
+		return set_error(ctx, GSST_GPU_ERR_ARG, "encode: offsets decrease");
+
+	/*
+	 * Units and workspace first (the table's size moves only the tile's
+	 * index): the unit starts are found on the GPU while the host trains.
+	 */
+	if (gg_plan_encode(&plan, n, meta[0], meta[1], meta[2], 0, ctx->cfg.split_bytes,
+					   ctx->cfg.unit_bytes) != 0)
+		return set_error(ctx, GSST_GPU_ERR_LIMIT, "encode: batch too large");
+	if (plan.nunits > (uint64_t) INT32_MAX - 1 || plan.nunits * 32 / COMPACT_THREADS > (uint64_t) INT32_MAX)
+		return set_error(ctx, GSST_GPU_ERR_LIMIT, "encode: too many work units");
+	{
+		uint64_t   *null_u64 = NULL;
+
+		CU(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, null_u64, null_u64,
+										 (int) plan.nunits, ctx->stream));
+	}
+	memset(&a, 0, sizeof(a));
+	{
+		size_t		units_at = gg_align_up(plan.temp_bytes, 256);
+		size_t		starts_at = gg_align_up(units_at + plan.nunits * sizeof(gg_unit), 256);
+		size_t		sizes_at = gg_align_up(starts_at + (plan.nunits + 1) * sizeof(gg_piece), 256);
+		size_t		bases_at = gg_align_up(sizes_at + plan.nunits * 8, 256);
+		size_t		scan_at = gg_align_up(bases_at + plan.nunits * 8, 256);
+
+		work_need = scan_at + scan_bytes;
+		rc = ensure_buffer(ctx, &ctx->d_work, &ctx->work_cap, work_need);
+		if (rc != GSST_GPU_OK)
+			return rc;
+		a.temp = ctx->d_work;
+		a.temp_bytes = plan.temp_bytes;
+		a.units = (gg_unit *) (ctx->d_work + units_at);
+		a.starts = (gg_piece *) (ctx->d_work + starts_at);
+		a.sizes = (uint64_t *) (ctx->d_work + sizes_at);
+		a.bases = (uint64_t *) (ctx->d_work + bases_at);
+		at = scan_at;
+	}
+	a.data = (const uint8_t *) d_data;
+	a.off = off;
+	a.enc_global = ctx->d_enc;
+	a.n = n;
+	a.off0 = meta[0];
+	a.off_end = meta[2];
+	a.nunits = plan.nunits;
+	a.unit_bytes = ctx->cfg.unit_bytes;
+	k_plan_units<<<blocks_for(plan.nunits + 1, 256), 256, 0, ctx->stream>>>(a);
+	CU_LAUNCH("unit plan kernel");
+
+	/* the table: given, or trained on the sample */
+	if (table_bytes == NULL)
+	{
+		const uint32_t *h_lens = (const uint32_t *) (ctx->h_pinned + SAMPLE_META_BYTES);
+		const uint32_t *h_starts = h_lens + GG_SAMPLE_SLOTS;
+		const uint8_t *h_sample = (const uint8_t *) (h_starts + GG_SAMPLE_SLOTS);
+		const uint8_t *values[GG_SAMPLE_SLOTS];
+		size_t		lens[GG_SAMPLE_SLOTS];
+		size_t		count = 0;
+
 		for (uint32_t k = 0; k < GG_SAMPLE_SLOTS; k++)
-			if (gg_sample_index(n, k) != GG_NO_INDEX && h_starts[k] + h_lens[k] <= target)
+			if (gg_sample_index(n, k) != GG_NO_INDEX && h_starts[k] + h_lens[k] <= ctx->cfg.sample_bytes)
 			{
 				values[count] = h_sample + h_starts[k];
 				lens[count] = h_lens[k];
@@ -2062,19 +2135,8 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 		if (rc != GSST_OK)
 			return set_error(ctx, GSST_GPU_ERR_CODEC, "training: %s", gsst_strerror(rc));
 	}
-	else
-	{
-		k_meta<<<1, 1, 0, ctx->stream>>>(off, n, (uint64_t *) ctx->d_sample_blob);
-		CU_LAUNCH("meta");
-		CU(cudaMemcpyAsync(ctx->h_pinned, ctx->d_sample_blob, sizeof(meta),
-						   cudaMemcpyDeviceToHost, ctx->stream));
-		CU(cudaStreamSynchronize(ctx->stream));
-		memcpy(meta, ctx->h_pinned, sizeof(meta));
-	}
-	if (meta[2] < meta[1] || meta[1] < meta[0])
-		return set_error(ctx, GSST_GPU_ERR_ARG, "encode: offsets decrease");
 
-	/* plan the tile */
+	/* the tile's layout */
 	ser_len = gsst_table_serialize(&table, serialized, sizeof(serialized));
 	if (ser_len < 0 ||
 		gg_plan_encode(&plan, n, meta[0], meta[1], meta[2], (uint32_t) ser_len,
@@ -2086,8 +2148,6 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 		tile_cap < scratch_at + plan.scratch_bytes)
 		return set_error(ctx, GSST_GPU_ERR_SPACE, "encode: tile buffer of %zu bytes, need %zu",
 						 tile_cap, gsst_gpu_tile_bound(n, plan.raw_bytes, ctx->cfg.split_bytes));
-	if (plan.nunits > (uint64_t) INT32_MAX || plan.nunits * 32 / COMPACT_THREADS > (uint64_t) INT32_MAX)
-		return set_error(ctx, GSST_GPU_ERR_LIMIT, "encode: too many work units");
 
 	/* encoder table and tile prefix go up together */
 	gsst_encoder_init(ctx->h_enc, &table);
@@ -2102,41 +2162,7 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	CU(cudaMemcpyAsync(ctx->d_prefix, h_prefix_up, plan.layout.comp_at, cudaMemcpyHostToDevice,
 					   ctx->stream));
 
-	/* workspace: compaction's temp, unit records, sizes, bases, scan temp */
-	{
-		uint64_t   *null_u64 = NULL;
-
-		CU(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, null_u64, null_u64,
-										 (int) plan.nunits, ctx->stream));
-	}
-	at = 0;
-	{
-		size_t		units_at = gg_align_up(plan.temp_bytes, 256);
-		size_t		sizes_at = gg_align_up(units_at + plan.nunits * sizeof(gg_unit), 256);
-		size_t		bases_at = gg_align_up(sizes_at + plan.nunits * 8, 256);
-		size_t		scan_at = gg_align_up(bases_at + plan.nunits * 8, 256);
-
-		work_need = scan_at + scan_bytes;
-		rc = ensure_buffer(ctx, &ctx->d_work, &ctx->work_cap, work_need);
-		if (rc != GSST_GPU_OK)
-			return rc;
-		memset(&a, 0, sizeof(a));
-		a.temp = ctx->d_work + at;
-		a.temp_bytes = plan.temp_bytes;
-		a.scratch = (uint8_t *) d_tile + scratch_at;
-		a.units = (gg_unit *) (ctx->d_work + units_at);
-		a.sizes = (uint64_t *) (ctx->d_work + sizes_at);
-		a.bases = (uint64_t *) (ctx->d_work + bases_at);
-		at = scan_at;
-	}
-	a.data = (const uint8_t *) d_data;
-	a.off = off;
-	a.enc_global = ctx->d_enc;
-	a.n = n;
-	a.off0 = meta[0];
-	a.off_end = meta[2];
-	a.nunits = plan.nunits;
-	a.unit_bytes = ctx->cfg.unit_bytes;
+	a.scratch = (uint8_t *) d_tile + scratch_at;
 	a.units_per_split = plan.units_per_split;
 	a.nsplits = plan.nsplits;
 	a.raw_bytes = plan.raw_bytes;
@@ -2155,12 +2181,14 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	CU(cudaEventRecord(ctx->ev_kernel, ctx->stream));
 	k_encode<<<blocks_for(plan.nunits, ENCODE_THREADS), ENCODE_THREADS, 0, ctx->stream>>>(a);
 	CU_LAUNCH("encode kernel");
+	CU(cudaEventRecord(ctx->ev_stage[0], ctx->stream));
 	k_resolve<<<blocks_for(plan.nunits, 256), 256, 0, ctx->stream>>>(a);
 	CU_LAUNCH("resolve kernel");
 	k_unit_size<<<blocks_for(plan.nunits, 256), 256, 0, ctx->stream>>>(a);
 	CU_LAUNCH("unit size kernel");
 	CU(cub::DeviceScan::ExclusiveSum(ctx->d_work + at, scan_bytes, a.sizes, a.bases,
 									 (int) plan.nunits, ctx->stream));
+	CU(cudaEventRecord(ctx->ev_stage[1], ctx->stream));
 	for (uint64_t u0 = 0; u0 < plan.nunits; u0 += plan.chunk_units)
 	{
 		uint64_t	u1 = u0 + plan.chunk_units < plan.nunits ? u0 + plan.chunk_units : plan.nunits;
@@ -2171,10 +2199,10 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 		k_copy_back<<<ctx->copy_blocks, COMPACT_THREADS, 0, ctx->stream>>>(a, u0, u1);
 		CU_LAUNCH("copy-back kernel");
 	}
-	k_splits<<<blocks_for(plan.nsplits + 1, 256), 256, 0, ctx->stream>>>(a);
-	CU_LAUNCH("split kernel");
-	k_prefix<<<blocks_for(prefix_count, 256), 256, 0, ctx->stream>>>(a, prefix_count);
-	CU_LAUNCH("header kernel");
+	CU(cudaEventRecord(ctx->ev_stage[2], ctx->stream));
+	k_finish<<<blocks_for(plan.nsplits + 1 > prefix_count ? plan.nsplits + 1 : prefix_count, 256),
+		256, 0, ctx->stream>>>(a, prefix_count);
+	CU_LAUNCH("split table and header kernel");
 	CU(cudaEventRecord(ctx->ev_kernel_end, ctx->stream));
 	CU(cudaMemcpyAsync(h_code_bytes, ctx->d_code_bytes, 8, cudaMemcpyDeviceToHost, ctx->stream));
 	CU(cudaEventRecord(ctx->ev_end, ctx->stream));
@@ -2185,6 +2213,16 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	ctx->stats.total_ms = ms;
 	CU(cudaEventElapsedTime(&ms, ctx->ev_kernel, ctx->ev_kernel_end));
 	ctx->stats.kernel_ms = ms;
+	{
+		cudaEvent_t marks[5] = {ctx->ev_kernel, ctx->ev_stage[0], ctx->ev_stage[1],
+		ctx->ev_stage[2], ctx->ev_kernel_end};
+
+		for (int i = 0; i < 4; i++)
+		{
+			CU(cudaEventElapsedTime(&ms, marks[i], marks[i + 1]));
+			ctx->stats.stage_ms[i] = ms;
+		}
+	}
 	ctx->stats.extra_device_bytes = work_need + ctx->fixed_bytes;
 	if (*tile_len > tile_cap)	/* cannot happen: C <= R */
 		return set_error(ctx, GSST_GPU_ERR_SPACE, "encode: tile overflow");

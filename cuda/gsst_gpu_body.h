@@ -81,6 +81,14 @@ typedef struct gg_unit
 	uint32_t	trail_is_raw;
 } gg_unit;
 
+/* where a unit starts: its first piece (value, segment) */
+typedef struct gg_piece
+{
+	uint64_t	value;
+	uint32_t	seg;
+	uint32_t	pad;
+} gg_piece;
+
 typedef struct gg_encode_args
 {
 	const uint8_t *data;
@@ -106,6 +114,7 @@ typedef struct gg_encode_args
 	uint64_t	splits_end;
 	uint64_t	codes_at;
 	gg_unit    *units;
+	gg_piece   *starts;			/* nunits + 1 unit starts (gg_plan_unit) */
 	uint64_t   *sizes;			/* final bytes per unit */
 	uint64_t   *bases;			/* exclusive prefix sum of sizes */
 	uint64_t   *code_bytes_out;	/* C, for the host */
@@ -914,6 +923,69 @@ gg_piece_at(const uint64_t *off, uint64_t n, uint64_t m, uint64_t *v, uint32_t *
 	*s = 0;
 }
 
+/*
+ * Unit u's first piece, u in [0, nunits]; entry nunits is (n, 0).  Needs
+ * only the offsets, so it runs while the host trains the table.
+ */
+GG_FN void
+gg_plan_unit(const gg_encode_args *a, uint64_t u)
+{
+	gg_piece	p;
+
+	p.value = a->n;
+	p.seg = 0;
+	p.pad = 0;
+	if (u < a->nunits)
+		gg_piece_at(a->off, a->n, a->off0 + u * a->unit_bytes, &p.value, &p.seg);
+	a->starts[u] = p;
+}
+
+/* the first value that starts in unit u or later */
+GG_FN uint64_t
+gg_first_starting(const gg_encode_args *a, uint64_t u)
+{
+	gg_piece	p = a->starts[u];
+
+	return p.value + (p.seg > 0);
+}
+
+/*
+ * Raw offsets of the values that start in units [u, u + GG_RAW_GROUP): a
+ * warp's units on the GPU, written by its lanes after they have encoded
+ * (coalesced, and inside a kernel that waits on its arithmetic, not on
+ * memory).  Every value starts in exactly one unit, so the groups write
+ * each entry once; raw[n] comes with the split table.
+ */
+#define GG_RAW_GROUP 32
+GG_FN void
+gg_raw_entries(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nlanes)
+{
+	uint64_t	ue = u + GG_RAW_GROUP < a->nunits ? u + GG_RAW_GROUP : a->nunits;
+	uint64_t	w,
+				we;
+	uint8_t    *raw = a->tile + a->raw_at;
+
+	if (u >= a->nunits)
+		return;
+	w = gg_first_starting(a, u) + lane;
+	we = gg_first_starting(a, ue);
+	/* four loads in flight per lane before the stores */
+	for (; w + 3 * (uint64_t) nlanes < we; w += 4 * (uint64_t) nlanes)
+	{
+		uint64_t	o0 = gg_ld_off(a->off, w);
+		uint64_t	o1 = gg_ld_off(a->off, w + nlanes);
+		uint64_t	o2 = gg_ld_off(a->off, w + 2 * (uint64_t) nlanes);
+		uint64_t	o3 = gg_ld_off(a->off, w + 3 * (uint64_t) nlanes);
+
+		gg_write_entry(raw, w, a->width, o0 - a->off0);
+		gg_write_entry(raw, w + nlanes, a->width, o1 - a->off0);
+		gg_write_entry(raw, w + 2 * (uint64_t) nlanes, a->width, o2 - a->off0);
+		gg_write_entry(raw, w + 3 * (uint64_t) nlanes, a->width, o3 - a->off0);
+	}
+	for (; w < we; w += nlanes)
+		gg_write_entry(raw, w, a->width, gg_ld_off(a->off, w) - a->off0);
+}
+
 GG_FN uint64_t
 gg_unit_scratch(uint64_t u, uint64_t raw_start)
 {
@@ -1172,13 +1244,14 @@ gg_encode_unit(const gg_encoder *enc, const gg_encode_args *a, uint64_t u, uint8
 	uint32_t	whole_start;
 	int			over;
 
-	gg_piece_at(off, a->n, a->off0 + u * a->unit_bytes, &v, &s);
-	if (u + 1 < a->nunits)
-		gg_piece_at(off, a->n, a->off0 + (u + 1) * a->unit_bytes, &ve, &se);
-	else
 	{
-		ve = a->n;
-		se = 0;
+		gg_piece	p0 = a->starts[u],
+					p1 = a->starts[u + 1];
+
+		v = p0.value;
+		s = p0.seg;
+		ve = p1.value;
+		se = p1.seg;
 	}
 	pos = gg_ld_off(off, v) + (uint64_t) s * GG_SEG;
 	end = ve < a->n ? gg_ld_off(off, ve) + (uint64_t) se * GG_SEG : a->off_end;
@@ -1417,16 +1490,13 @@ gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nla
 		else
 			gg_copy_lanes(dst, scratch + sp, r->trail_codes, scr_lo, scr_hi, lane, nlanes);
 		if (lane == 0)
-		{
 			gg_write_entry(a->tile + a->comp_at, r->end_value, a->width,
 						   base + r->lead_final + r->whole_bytes);
-			gg_write_entry(a->tile + a->raw_at, r->end_value, a->width, vstart - a->off0);
-		}
 	}
 	/*
-	 * Whole values hold unit-local offsets: make them tile offsets; and
-	 * write their raw offsets here, where lanes cover consecutive values
-	 * (coalesced), rather than in the encoder (one thread per unit).
+	 * Whole values hold unit-local offsets: make them tile offsets, lanes
+	 * on consecutive values (coalesced).  Raw offsets were written by the
+	 * encoder's warps (gg_raw_entries).
 	 */
 	first_whole = r->first_value + (r->first_seg > 0 ? 1 : 0);
 	for (w = first_whole + lane; w < r->end_value; w += nlanes)
@@ -1434,7 +1504,6 @@ gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nla
 		uint64_t	local = gg_read_entry_rw(a->tile + a->comp_at, w, a->width);
 
 		gg_write_entry(a->tile + a->comp_at, w, a->width, local + base + r->lead_final);
-		gg_write_entry(a->tile + a->raw_at, w, a->width, gg_ld_off(a->off, w) - a->off0);
 	}
 }
 

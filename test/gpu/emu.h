@@ -106,11 +106,16 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	a.splits_end = plan.layout.splits_end;
 	a.codes_at = plan.layout.codes_at;
 	a.units = malloc(plan.nunits * sizeof(gg_unit));
+	a.starts = malloc((plan.nunits + 1) * sizeof(gg_piece));
 	a.sizes = malloc(plan.nunits * sizeof(uint64_t));
 	a.bases = malloc(plan.nunits * sizeof(uint64_t));
 	a.code_bytes_out = &c;
 	a.prefix = prefix;
 
+	/* the raw offsets must all be written by the encoder's groups */
+	memset(tile + plan.layout.raw_at, 0xC3, plan.layout.splits_at - plan.layout.raw_at);
+	for (uint64_t u = 0; u <= plan.nunits; u++)
+		gg_plan_unit(&a, u);
 	for (uint64_t u = 0; u < plan.nunits; u++)
 	{
 		uint64_t	slot[8];		/* the thread's shared-memory slot */
@@ -118,6 +123,10 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 		memset(slot, 0x77, sizeof(slot));
 		gg_encode_unit(genc, &a, u, (uint8_t *) slot);
 	}
+	/* a group's lanes after its units; 5 lanes, to exercise the striding */
+	for (uint64_t u = 0; u < plan.nunits; u += GG_RAW_GROUP)
+		for (unsigned lane = 0; lane < 5; lane++)
+			gg_raw_entries(&a, u, lane, 5);
 	for (uint64_t u = 0; u < plan.nunits; u++)
 		gg_resolve_unit(&a, u);
 	for (uint64_t u = 0; u < plan.nunits; u++)
@@ -155,6 +164,7 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 
 	free(a.temp);
 	free(a.units);
+	free(a.starts);
 	free(a.sizes);
 	free(a.bases);
 	free(prefix);
