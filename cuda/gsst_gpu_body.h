@@ -956,7 +956,16 @@ gg_first_starting(const gg_encode_args *a, uint64_t u)
  * memory).  Every value starts in exactly one unit, so the groups write
  * each entry once; raw[n] comes with the split table.
  */
+#ifndef GG_COPY_DEPTH
+#define GG_COPY_DEPTH 4			/* words per lane in flight in compaction */
+#endif
 #define GG_RAW_GROUP 32
+#ifndef GG_RAW_IN_ENCODER
+#define GG_RAW_IN_ENCODER 1
+#endif
+#ifndef GG_RAW_DEPTH
+#define GG_RAW_DEPTH 4			/* loads in flight per lane */
+#endif
 GG_FN void
 gg_raw_entries(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nlanes)
 {
@@ -965,22 +974,18 @@ gg_raw_entries(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nlan
 				we;
 	uint8_t    *raw = a->tile + a->raw_at;
 
-	if (u >= a->nunits)
+	if (!GG_RAW_IN_ENCODER || u >= a->nunits)
 		return;
 	w = gg_first_starting(a, u) + lane;
 	we = gg_first_starting(a, ue);
-	/* four loads in flight per lane before the stores */
-	for (; w + 3 * (uint64_t) nlanes < we; w += 4 * (uint64_t) nlanes)
+	for (; w + (GG_RAW_DEPTH - 1) * (uint64_t) nlanes < we; w += GG_RAW_DEPTH * (uint64_t) nlanes)
 	{
-		uint64_t	o0 = gg_ld_off(a->off, w);
-		uint64_t	o1 = gg_ld_off(a->off, w + nlanes);
-		uint64_t	o2 = gg_ld_off(a->off, w + 2 * (uint64_t) nlanes);
-		uint64_t	o3 = gg_ld_off(a->off, w + 3 * (uint64_t) nlanes);
+		uint64_t	o[GG_RAW_DEPTH];
 
-		gg_write_entry(raw, w, a->width, o0 - a->off0);
-		gg_write_entry(raw, w + nlanes, a->width, o1 - a->off0);
-		gg_write_entry(raw, w + 2 * (uint64_t) nlanes, a->width, o2 - a->off0);
-		gg_write_entry(raw, w + 3 * (uint64_t) nlanes, a->width, o3 - a->off0);
+		for (int k = 0; k < GG_RAW_DEPTH; k++)
+			o[k] = gg_ld_off(a->off, w + k * (uint64_t) nlanes);
+		for (int k = 0; k < GG_RAW_DEPTH; k++)
+			gg_write_entry(raw, w + k * (uint64_t) nlanes, a->width, o[k] - a->off0);
 	}
 	for (; w < we; w += nlanes)
 		gg_write_entry(raw, w, a->width, gg_ld_off(a->off, w) - a->off0);
@@ -1380,15 +1385,40 @@ gg_copy_lanes(uint8_t *dst, const uint8_t *src, uint64_t n, uintptr_t src_lo,
 	src += head;
 	n -= head;
 	words = n / 8;
-	for (k = lane; k < words; k += nlanes)
 	{
-		uintptr_t	p = (uintptr_t) src + 8 * k;
-		uintptr_t	a0 = p & ~(uintptr_t) 7;
-		unsigned	shift = (unsigned) (p - a0) * 8;
-		uint64_t	w0 = gg_load_word_guarded(a0, src_lo, src_hi);
-		uint64_t	w1 = shift ? gg_load_word_guarded(a0 + 8, src_lo, src_hi) : 0;
+		/* the source's misalignment is the same for every word */
+		uintptr_t	a0 = (uintptr_t) src & ~(uintptr_t) 7;
+		unsigned	shift = (unsigned) ((uintptr_t) src - a0) * 8;
 
-		gg_st64(dst + 8 * k, (w0 >> shift) | ((w1 << 1) << (63 - shift)));
+		/*
+		 * GG_COPY_DEPTH words per lane loaded before any is stored: the
+		 * stores could alias the loads as far as the compiler knows, so
+		 * a plain loop waits a round trip per word
+		 */
+		for (k = lane; k < words; k += GG_COPY_DEPTH * (uint64_t) nlanes)
+		{
+			uint64_t	w[GG_COPY_DEPTH][2];
+
+			for (int j = 0; j < GG_COPY_DEPTH; j++)
+			{
+				uint64_t	kk = k + j * (uint64_t) nlanes;
+
+				w[j][0] = w[j][1] = 0;
+				if (kk < words)
+				{
+					w[j][0] = gg_load_word_guarded(a0 + 8 * kk, src_lo, src_hi);
+					if (shift)
+						w[j][1] = gg_load_word_guarded(a0 + 8 * kk + 8, src_lo, src_hi);
+				}
+			}
+			for (int j = 0; j < GG_COPY_DEPTH; j++)
+			{
+				uint64_t	kk = k + j * (uint64_t) nlanes;
+
+				if (kk < words)
+					gg_st64(dst + 8 * kk, (w[j][0] >> shift) | ((w[j][1] << 1) << (63 - shift)));
+			}
+		}
 	}
 	for (k = words * 8 + lane; k < n; k += nlanes)
 		dst[k] = src[k];
@@ -1499,12 +1529,28 @@ gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nla
 	 * encoder's warps (gg_raw_entries).
 	 */
 	first_whole = r->first_value + (r->first_seg > 0 ? 1 : 0);
-	for (w = first_whole + lane; w < r->end_value; w += nlanes)
+	for (w = first_whole + lane; w < r->end_value; w += GG_COPY_DEPTH * (uint64_t) nlanes)
 	{
-		uint64_t	local = gg_read_entry_rw(a->tile + a->comp_at, w, a->width);
+		uint64_t	local[GG_COPY_DEPTH];
 
-		gg_write_entry(a->tile + a->comp_at, w, a->width, local + base + r->lead_final);
+		for (int j = 0; j < GG_COPY_DEPTH; j++)
+			if (w + j * (uint64_t) nlanes < r->end_value)
+				local[j] = gg_read_entry_rw(a->tile + a->comp_at, w + j * (uint64_t) nlanes, a->width);
+		for (int j = 0; j < GG_COPY_DEPTH; j++)
+		{
+			uint64_t	wj = w + j * (uint64_t) nlanes;
+
+			if (wj < r->end_value)
+			{
+				gg_write_entry(a->tile + a->comp_at, wj, a->width, local[j] + base + r->lead_final);
+				if (!GG_RAW_IN_ENCODER)
+					gg_write_entry(a->tile + a->raw_at, wj, a->width, gg_ld_off(a->off, wj) - a->off0);
+			}
+		}
 	}
+	if (!GG_RAW_IN_ENCODER && (r->flags & GG_HAS_TRAIL) && lane == 0)
+		gg_write_entry(a->tile + a->raw_at, r->end_value, a->width,
+					   gg_ld_off(a->off, r->end_value) - a->off0);
 }
 
 /* where the final bytes of units [u0, u1) end in the code area */
