@@ -110,12 +110,13 @@ k_encode(gg_encode_args a)
 	__syncthreads();
 	if (u < a.nunits)
 		gg_encode_unit(&enc, &a, u, (uint8_t *) slots[threadIdx.x]);
-	/* then the warp writes the raw offsets of its units' values */
-	__syncwarp();
-	gg_raw_entries(&a, u - threadIdx.x % 32, threadIdx.x % 32, 32);
 }
 
-/* unit starts, while the host trains */
+/*
+ * While the host trains: unit starts, and the raw offset entries into a
+ * side buffer (the tile's layout, and so where they go, waits for the
+ * table's size).
+ */
 __global__ void
 k_plan_units(gg_encode_args a)
 {
@@ -123,6 +124,15 @@ k_plan_units(gg_encode_args a)
 
 	if (u <= a.nunits)
 		gg_plan_unit(&a, u);
+}
+
+__global__ void
+k_raw_entries(gg_encode_args a, uint8_t *raw)
+{
+	uint64_t	i = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+
+	if (i < a.n)
+		gg_raw_entry(&a, raw, i);
 }
 
 __global__ void
@@ -143,26 +153,29 @@ k_unit_size(gg_encode_args a)
 		gg_unit_size(&a, u);
 }
 
-/* units [u0, u1), one warp each, compacted into temp (or straight into the tile) */
+/*
+ * Chunk c = units [u0, u1), one warp each, compacted into its temp area
+ * (or straight into the tile); and, by the whole grid, chunk c - 1 =
+ * units [p0, u0) copied back from its temp area into the tile (p0 == u0:
+ * none).  One launch per chunk, plus one for the last copy-back.
+ */
 __global__ void
-k_compact(gg_encode_args a, uint64_t u0, uint64_t u1)
+k_compact(gg_encode_args a, uint64_t c, uint64_t p0, uint64_t u0, uint64_t u1)
 {
-	uint64_t	u = u0 + ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	uint64_t	t = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+	uint64_t	u = u0 + t / 32;
 
 	if (u < u1)
 	{
 		bool		direct = gg_chunk_direct(&a, u0, u1);
 
-		gg_compact_unit(&a, u, threadIdx.x % 32, 32, direct ? a.tile + a.codes_at : a.temp,
+		gg_compact_unit(&a, u, threadIdx.x % 32, 32,
+						direct ? a.tile + a.codes_at : gg_chunk_temp(&a, c),
 						direct ? 0 : a.bases[u0]);
 	}
-}
-
-/* and from temp back into the tile's code area, by the whole grid */
-__global__ void
-k_copy_back(gg_encode_args a, uint64_t u0, uint64_t u1)
-{
-	gg_copy_back(&a, u0, u1, blockIdx.x * blockDim.x + threadIdx.x, gridDim.x * blockDim.x);
+	if (p0 < u0)
+		gg_copy_back(&a, p0, u0, gg_chunk_temp(&a, c - 1), (unsigned) t,
+					 gridDim.x * blockDim.x);
 }
 
 /* the split table with the index sentinels, and the header bytes */
@@ -1553,6 +1566,9 @@ struct gsst_gpu
 	char		msg[512];
 	gsst_gpu_stats stats;
 	cudaStream_t stream;
+	cudaStream_t side;			/* copies that overlap the encoding kernel */
+	cudaEvent_t ev_side_go,
+				ev_side_done;
 	cudaEvent_t ev_start,
 				ev_kernel,
 				ev_kernel_end,
@@ -1752,6 +1768,12 @@ release(gsst_gpu *ctx)
 		cudaFreeHost(ctx->h_pinned);
 	if (ctx->stream)
 		cudaStreamDestroy(ctx->stream);
+	if (ctx->side)
+		cudaStreamDestroy(ctx->side);
+	if (ctx->ev_side_go)
+		cudaEventDestroy(ctx->ev_side_go);
+	if (ctx->ev_side_done)
+		cudaEventDestroy(ctx->ev_side_done);
 	if (ctx->ev_start)
 		cudaEventDestroy(ctx->ev_start);
 	if (ctx->ev_kernel)
@@ -1877,6 +1899,9 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 	/* the copy-back grid: 8 blocks per SM cover any chunk in a few strides */
 	ctx->copy_blocks = 8 * (unsigned) prop.multiProcessorCount;
 	INIT_CU(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+	INIT_CU(cudaStreamCreateWithFlags(&ctx->side, cudaStreamNonBlocking));
+	INIT_CU(cudaEventCreateWithFlags(&ctx->ev_side_go, cudaEventDisableTiming));
+	INIT_CU(cudaEventCreateWithFlags(&ctx->ev_side_done, cudaEventDisableTiming));
 	INIT_CU(cudaEventCreate(&ctx->ev_start));
 	INIT_CU(cudaEventCreate(&ctx->ev_kernel));
 	INIT_CU(cudaEventCreate(&ctx->ev_kernel_end));
@@ -1999,7 +2024,8 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 				at,
 				scratch_at;
 	uint8_t    *h_enc_up,
-			   *h_prefix_up;
+			   *h_prefix_up,
+			   *raw_side;
 	uint64_t   *h_code_bytes;
 	double		t0;
 	float		ms;
@@ -2085,11 +2111,12 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	}
 	memset(&a, 0, sizeof(a));
 	{
-		size_t		units_at = gg_align_up(plan.temp_bytes, 256);
+		size_t		units_at = gg_align_up(2 * plan.temp_bytes, 256);
 		size_t		starts_at = gg_align_up(units_at + plan.nunits * sizeof(gg_unit), 256);
 		size_t		sizes_at = gg_align_up(starts_at + (plan.nunits + 1) * sizeof(gg_piece), 256);
 		size_t		bases_at = gg_align_up(sizes_at + plan.nunits * 8, 256);
-		size_t		scan_at = gg_align_up(bases_at + plan.nunits * 8, 256);
+		size_t		raw_at = gg_align_up(bases_at + plan.nunits * 8, 256);
+		size_t		scan_at = gg_align_up(raw_at + n * plan.layout.width, 256);
 
 		work_need = scan_at + scan_bytes;
 		rc = ensure_buffer(ctx, &ctx->d_work, &ctx->work_cap, work_need);
@@ -2101,6 +2128,7 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 		a.starts = (gg_piece *) (ctx->d_work + starts_at);
 		a.sizes = (uint64_t *) (ctx->d_work + sizes_at);
 		a.bases = (uint64_t *) (ctx->d_work + bases_at);
+		raw_side = ctx->d_work + raw_at;
 		at = scan_at;
 	}
 	a.data = (const uint8_t *) d_data;
@@ -2111,8 +2139,11 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	a.off_end = meta[2];
 	a.nunits = plan.nunits;
 	a.unit_bytes = ctx->cfg.unit_bytes;
+	a.width = plan.layout.width;
 	k_plan_units<<<blocks_for(plan.nunits + 1, 256), 256, 0, ctx->stream>>>(a);
 	CU_LAUNCH("unit plan kernel");
+	k_raw_entries<<<blocks_for(n, 256), 256, 0, ctx->stream>>>(a, raw_side);
+	CU_LAUNCH("raw offsets kernel");
 
 	/* the table: given, or trained on the sample */
 	if (table_bytes == NULL)
@@ -2162,6 +2193,17 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	CU(cudaMemcpyAsync(ctx->d_prefix, h_prefix_up, plan.layout.comp_at, cudaMemcpyHostToDevice,
 					   ctx->stream));
 
+	/*
+	 * The raw offsets go into the tile by a device copy on the side
+	 * stream, which runs beside the encoding kernel (that kernel waits on
+	 * its arithmetic, and writes nowhere near the index)
+	 */
+	CU(cudaEventRecord(ctx->ev_side_go, ctx->stream));
+	CU(cudaStreamWaitEvent(ctx->side, ctx->ev_side_go, 0));
+	CU(cudaMemcpyAsync((uint8_t *) d_tile + plan.layout.raw_at, raw_side, n * plan.layout.width,
+					   cudaMemcpyDeviceToDevice, ctx->side));
+	CU(cudaEventRecord(ctx->ev_side_done, ctx->side));
+
 	a.scratch = (uint8_t *) d_tile + scratch_at;
 	a.units_per_split = plan.units_per_split;
 	a.nsplits = plan.nsplits;
@@ -2189,17 +2231,19 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	CU(cub::DeviceScan::ExclusiveSum(ctx->d_work + at, scan_bytes, a.sizes, a.bases,
 									 (int) plan.nunits, ctx->stream));
 	CU(cudaEventRecord(ctx->ev_stage[1], ctx->stream));
-	for (uint64_t u0 = 0; u0 < plan.nunits; u0 += plan.chunk_units)
+	for (uint64_t c = 0, p0 = 0, u0 = 0; p0 < plan.nunits; c++)
 	{
 		uint64_t	u1 = u0 + plan.chunk_units < plan.nunits ? u0 + plan.chunk_units : plan.nunits;
+		unsigned	blocks = blocks_for((u1 - u0) * 32, COMPACT_THREADS);
 
-		k_compact<<<blocks_for((u1 - u0) * 32, COMPACT_THREADS), COMPACT_THREADS, 0,
-			ctx->stream>>>(a, u0, u1);
+		k_compact<<<blocks > ctx->copy_blocks ? blocks : ctx->copy_blocks, COMPACT_THREADS, 0,
+			ctx->stream>>>(a, c, p0, u0, u1);
 		CU_LAUNCH("compact kernel");
-		k_copy_back<<<ctx->copy_blocks, COMPACT_THREADS, 0, ctx->stream>>>(a, u0, u1);
-		CU_LAUNCH("copy-back kernel");
+		p0 = u0;
+		u0 = u1;
 	}
 	CU(cudaEventRecord(ctx->ev_stage[2], ctx->stream));
+	CU(cudaStreamWaitEvent(ctx->stream, ctx->ev_side_done, 0));
 	k_finish<<<blocks_for(plan.nsplits + 1 > prefix_count ? plan.nsplits + 1 : prefix_count, 256),
 		256, 0, ctx->stream>>>(a, prefix_count);
 	CU_LAUNCH("split table and header kernel");

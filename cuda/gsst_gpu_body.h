@@ -950,46 +950,19 @@ gg_first_starting(const gg_encode_args *a, uint64_t u)
 }
 
 /*
- * Raw offsets of the values that start in units [u, u + GG_RAW_GROUP): a
- * warp's units on the GPU, written by its lanes after they have encoded
- * (coalesced, and inside a kernel that waits on its arithmetic, not on
- * memory).  Every value starts in exactly one unit, so the groups write
- * each entry once; raw[n] comes with the split table.
+ * Raw offset entry i (< n) of the tile, into a buffer of the tile's entry
+ * width: they need only the offsets and the width, not the table, so they
+ * are made while the host trains and copied into the tile later.
  */
+GG_FN void
+gg_raw_entry(const gg_encode_args *a, uint8_t *raw, uint64_t i)
+{
+	gg_write_entry(raw, i, a->width, gg_ld_off(a->off, i) - a->off0);
+}
+
 #ifndef GG_COPY_DEPTH
 #define GG_COPY_DEPTH 4			/* words per lane in flight in compaction */
 #endif
-#define GG_RAW_GROUP 32
-#ifndef GG_RAW_IN_ENCODER
-#define GG_RAW_IN_ENCODER 1
-#endif
-#ifndef GG_RAW_DEPTH
-#define GG_RAW_DEPTH 4			/* loads in flight per lane */
-#endif
-GG_FN void
-gg_raw_entries(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nlanes)
-{
-	uint64_t	ue = u + GG_RAW_GROUP < a->nunits ? u + GG_RAW_GROUP : a->nunits;
-	uint64_t	w,
-				we;
-	uint8_t    *raw = a->tile + a->raw_at;
-
-	if (!GG_RAW_IN_ENCODER || u >= a->nunits)
-		return;
-	w = gg_first_starting(a, u) + lane;
-	we = gg_first_starting(a, ue);
-	for (; w + (GG_RAW_DEPTH - 1) * (uint64_t) nlanes < we; w += GG_RAW_DEPTH * (uint64_t) nlanes)
-	{
-		uint64_t	o[GG_RAW_DEPTH];
-
-		for (int k = 0; k < GG_RAW_DEPTH; k++)
-			o[k] = gg_ld_off(a->off, w + k * (uint64_t) nlanes);
-		for (int k = 0; k < GG_RAW_DEPTH; k++)
-			gg_write_entry(raw, w + k * (uint64_t) nlanes, a->width, o[k] - a->off0);
-	}
-	for (; w < we; w += nlanes)
-		gg_write_entry(raw, w, a->width, gg_ld_off(a->off, w) - a->off0);
-}
 
 GG_FN uint64_t
 gg_unit_scratch(uint64_t u, uint64_t raw_start)
@@ -1525,8 +1498,8 @@ gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nla
 	}
 	/*
 	 * Whole values hold unit-local offsets: make them tile offsets, lanes
-	 * on consecutive values (coalesced).  Raw offsets were written by the
-	 * encoder's warps (gg_raw_entries).
+	 * on consecutive values (coalesced).  Raw offsets are not written here
+	 * (gg_raw_entry).
 	 */
 	first_whole = r->first_value + (r->first_seg > 0 ? 1 : 0);
 	for (w = first_whole + lane; w < r->end_value; w += GG_COPY_DEPTH * (uint64_t) nlanes)
@@ -1537,20 +1510,10 @@ gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nla
 			if (w + j * (uint64_t) nlanes < r->end_value)
 				local[j] = gg_read_entry_rw(a->tile + a->comp_at, w + j * (uint64_t) nlanes, a->width);
 		for (int j = 0; j < GG_COPY_DEPTH; j++)
-		{
-			uint64_t	wj = w + j * (uint64_t) nlanes;
-
-			if (wj < r->end_value)
-			{
-				gg_write_entry(a->tile + a->comp_at, wj, a->width, local[j] + base + r->lead_final);
-				if (!GG_RAW_IN_ENCODER)
-					gg_write_entry(a->tile + a->raw_at, wj, a->width, gg_ld_off(a->off, wj) - a->off0);
-			}
-		}
+			if (w + j * (uint64_t) nlanes < r->end_value)
+				gg_write_entry(a->tile + a->comp_at, w + j * (uint64_t) nlanes, a->width,
+							   local[j] + base + r->lead_final);
 	}
-	if (!GG_RAW_IN_ENCODER && (r->flags & GG_HAS_TRAIL) && lane == 0)
-		gg_write_entry(a->tile + a->raw_at, r->end_value, a->width,
-					   gg_ld_off(a->off, r->end_value) - a->off0);
 }
 
 /* where the final bytes of units [u0, u1) end in the code area */
@@ -1574,17 +1537,29 @@ gg_chunk_direct(const gg_encode_args *a, uint64_t u0, uint64_t u1)
 	return gg_chunk_end(a, u1) <= scratch_in_codes + gg_unit_scratch(u0, a->units[u0].raw_start);
 }
 
+/*
+ * Chunk c's temp area: two alternate, so that one launch compacts chunk c
+ * while it copies chunk c - 1 back (the copy writes only below chunk c's
+ * final bytes, over scratch already consumed, and reads the other area).
+ */
+GG_FN uint8_t *
+gg_chunk_temp(const gg_encode_args *a, uint64_t c)
+{
+	return a->temp + (c & 1) * a->temp_bytes;
+}
+
 /* the final bytes of units [u0, u1), compacted in temp, into the tile */
 GG_FN void
-gg_copy_back(const gg_encode_args *a, uint64_t u0, uint64_t u1, unsigned lane, unsigned nlanes)
+gg_copy_back(const gg_encode_args *a, uint64_t u0, uint64_t u1, const uint8_t *temp,
+			 unsigned lane, unsigned nlanes)
 {
 	uint64_t	from = a->bases[u0];
 	uint64_t	to = gg_chunk_end(a, u1);
 
 	if (gg_chunk_direct(a, u0, u1))
 		return;
-	gg_copy_lanes(a->tile + a->codes_at + from, a->temp, to - from, (uintptr_t) a->temp,
-				  (uintptr_t) a->temp + a->temp_bytes, lane, nlanes);
+	gg_copy_lanes(a->tile + a->codes_at + from, temp, to - from, (uintptr_t) temp,
+				  (uintptr_t) temp + a->temp_bytes, lane, nlanes);
 }
 
 /* ---- split table, sentinels and header ---- */

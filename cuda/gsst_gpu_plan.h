@@ -10,6 +10,10 @@
 #include "gsst_gpu_body.h"
 #include "gsst_gpu_layout.h"
 
+#ifndef GG_TEMP_DIVISOR
+#define GG_TEMP_DIVISOR 8		/* each of compaction's two temp areas: input / 8 */
+#endif
+
 typedef struct gg_plan
 {
 	gg_layout	layout;
@@ -66,7 +70,7 @@ gg_plan_encode(gg_plan *p, uint64_t n, uint64_t off0, uint64_t last_start, uint6
 	 * plus one segment; an eighth of the input in temp makes 8 * (unit +
 	 * segment) / unit chunks: 12 with 8 KiB units
 	 */
-	p->temp_bytes = p->raw_bytes / 8;
+	p->temp_bytes = p->raw_bytes / GG_TEMP_DIVISOR;
 	if (p->temp_bytes < unit_bytes + GSST_SEGMENT_BYTES)
 		p->temp_bytes = unit_bytes + GSST_SEGMENT_BYTES;
 	p->temp_bytes = (p->temp_bytes + 255) & ~(uint64_t) 255;

@@ -97,8 +97,8 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	a.scratch = tile + gg_align_up(plan.layout.codes_at, 32);
 	memset(a.scratch, 0xA5, plan.scratch_bytes);	/* poison */
 	a.temp_bytes = plan.temp_bytes;
-	a.temp = malloc(plan.temp_bytes);
-	memset(a.temp, 0x5A, plan.temp_bytes);
+	a.temp = malloc(2 * plan.temp_bytes);
+	memset(a.temp, 0x5A, 2 * plan.temp_bytes);
 	a.tile = tile;
 	a.comp_at = plan.layout.comp_at;
 	a.raw_at = plan.layout.raw_at;
@@ -123,10 +123,15 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 		memset(slot, 0x77, sizeof(slot));
 		gg_encode_unit(genc, &a, u, (uint8_t *) slot);
 	}
-	/* a group's lanes after its units; 5 lanes, to exercise the striding */
-	for (uint64_t u = 0; u < plan.nunits; u += GG_RAW_GROUP)
-		for (unsigned lane = 0; lane < 5; lane++)
-			gg_raw_entries(&a, u, lane, 5);
+	/* raw offsets into a side buffer, then copied into the tile */
+	{
+		uint8_t    *raw_side = malloc(n * plan.layout.width);
+
+		for (uint64_t i = 0; i < n; i++)
+			gg_raw_entry(&a, raw_side, i);
+		memcpy(tile + plan.layout.raw_at, raw_side, n * plan.layout.width);
+		free(raw_side);
+	}
 	for (uint64_t u = 0; u < plan.nunits; u++)
 		gg_resolve_unit(&a, u);
 	for (uint64_t u = 0; u < plan.nunits; u++)
@@ -140,21 +145,32 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 			sum += a.sizes[u];
 		}
 	}
-	for (uint64_t u0 = 0; u0 < plan.nunits; u0 += plan.chunk_units)
+	/*
+	 * As the GPU launches: chunk c compacted while chunk c - 1 is copied
+	 * back.  The copy goes first here, so that it would spoil anything of
+	 * chunk c's sources it wrongly overwrote.
+	 */
+	for (uint64_t c = 0, p0 = 0, u0 = 0; p0 < plan.nunits; c++)
 	{
 		uint64_t	u1 = u0 + plan.chunk_units < plan.nunits ? u0 + plan.chunk_units : plan.nunits;
 
-		int			direct = gg_chunk_direct(&a, u0, u1);
-
-		for (uint64_t u = u0; u < u1; u++)
-			for (unsigned lane = 0; lane < nlanes; lane++)
-				gg_compact_unit(&a, u, lane, nlanes, direct ? a.tile + a.codes_at : a.temp,
-								direct ? 0 : a.bases[u0]);
-		emu_direct_chunks += direct;
-		emu_chunks++;
 		/* three lanes, to exercise the striding the grid uses */
-		for (unsigned lane = 0; lane < 3; lane++)
-			gg_copy_back(&a, u0, u1, lane, 3);
+		if (p0 < u0)
+			for (unsigned lane = 0; lane < 3; lane++)
+				gg_copy_back(&a, p0, u0, gg_chunk_temp(&a, c - 1), lane, 3);
+		if (u0 < u1)
+		{
+			int			direct = gg_chunk_direct(&a, u0, u1);
+
+			for (uint64_t u = u0; u < u1; u++)
+				for (unsigned lane = 0; lane < nlanes; lane++)
+					gg_compact_unit(&a, u, lane, nlanes, direct ? a.tile + a.codes_at : gg_chunk_temp(&a, c),
+									direct ? 0 : a.bases[u0]);
+			emu_direct_chunks += direct;
+			emu_chunks++;
+		}
+		p0 = u0;
+		u0 = u1;
 	}
 	for (uint64_t k = 0; k <= plan.nsplits; k++)
 		gg_split_entry(&a, k);
