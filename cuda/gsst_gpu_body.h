@@ -22,11 +22,8 @@
 
 #ifdef __CUDACC__
 #define GG_FN static __host__ __device__ __forceinline__
-/* rare paths kept out of line, so that they take no registers from the hot one */
-#define GG_COLD_FN static __host__ __device__ __noinline__
 #else
 #define GG_FN static inline
-#define GG_COLD_FN static
 #endif
 
 #define GG_SEG GSST_SEGMENT_BYTES
@@ -1435,7 +1432,7 @@ gg_copy_rebase_lanes(uint8_t *dst, const uint8_t *src, uint64_t n, uintptr_t src
 	}
 }
 
-GG_COLD_FN void
+GG_FN void
 gg_copy_lanes(uint8_t *dst, const uint8_t *src, uint64_t n, uintptr_t src_lo,
 			  uintptr_t src_hi, unsigned lane, unsigned nlanes)
 {
@@ -1444,7 +1441,7 @@ gg_copy_lanes(uint8_t *dst, const uint8_t *src, uint64_t n, uintptr_t src_lo,
 
 /* Re-encode a piece straight into the tile (rare: its codes overflowed
  * the scratch area yet the whole value still shrinks). */
-GG_COLD_FN void
+GG_FN void
 gg_reencode_piece(const gg_encoder *enc, const gg_encode_args *a, uint64_t pos, uint64_t end,
 				  uint64_t vstart, uint8_t *dst)
 {
