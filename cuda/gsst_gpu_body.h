@@ -1336,107 +1336,65 @@ gg_unit_size(const gg_encode_args *a, uint64_t u)
 	a->sizes[u] = (uint64_t) r->lead_final + r->whole_bytes + r->trail_final;
 }
 
-/* Offset entries [first, end) of comp (width bytes each) to which add is added. */
-typedef struct gg_rebase
-{
-	uint8_t    *comp;
-	uint64_t	first;
-	uint64_t	end;
-	uint64_t	add;
-	uint32_t	width;
-} gg_rebase;
-
-#ifndef GG_REBASE_DEPTH
-#define GG_REBASE_DEPTH 4		/* entries per lane in flight */
-#endif
-
 /*
  * Copy n bytes from src to dst with lanes lane, lane + nlanes, ... of a
- * group (a warp on the GPU, one lane in the emulation), and, when rb is
- * not NULL, rebase its entries in the same rounds.  Stores are 8-byte
- * aligned inside dst; loads are aligned words of src, guarded by the
- * readable range [src_lo, src_hi).  Each round loads GG_COPY_DEPTH words
- * and GG_REBASE_DEPTH entries per lane before it stores any (the stores
- * could alias the loads as far as the compiler knows, so a plain loop
- * waits a round trip per word); the head and tail bytes go in the first
- * round, behind its loads.  A warp's unit thus takes a few round trips
- * instead of one per piece and per pass.
+ * group (a warp on the GPU, one lane in the emulation).  Stores are
+ * 8-byte aligned inside dst; loads are aligned words of src, guarded by
+ * the readable range [src_lo, src_hi).
  */
-GG_FN void
-gg_copy_rebase_lanes(uint8_t *dst, const uint8_t *src, uint64_t n, uintptr_t src_lo,
-					 uintptr_t src_hi, const gg_rebase *rb, unsigned lane, unsigned nlanes)
-{
-	uint64_t	head = (8 - ((uintptr_t) dst & 7)) & 7;
-	uint64_t	words,
-				tail_at,
-				k,
-				e;
-	uint64_t	entries = rb ? rb->end - rb->first : 0;
-	uintptr_t	a0;
-	unsigned	shift;
-	int			first_round = 1;
-
-	if (head > n)
-		head = n;
-	words = (n - head) / 8;
-	tail_at = head + 8 * words;
-	/* the source's misalignment is the same for every word */
-	a0 = ((uintptr_t) src + head) & ~(uintptr_t) 7;
-	shift = (unsigned) ((uintptr_t) src + head - a0) * 8;
-	for (k = lane, e = lane; first_round || k < words || e < entries;
-		 k += GG_COPY_DEPTH * (uint64_t) nlanes, e += GG_REBASE_DEPTH * (uint64_t) nlanes)
-	{
-		uint64_t	w[GG_COPY_DEPTH][2];
-		uint64_t	local[GG_REBASE_DEPTH];
-
-		for (int j = 0; j < GG_COPY_DEPTH; j++)
-		{
-			uint64_t	kk = k + j * (uint64_t) nlanes;
-
-			w[j][0] = w[j][1] = 0;
-			if (kk < words)
-			{
-				w[j][0] = gg_load_word_guarded(a0 + 8 * kk, src_lo, src_hi);
-				if (shift)
-					w[j][1] = gg_load_word_guarded(a0 + 8 * kk + 8, src_lo, src_hi);
-			}
-		}
-		for (int j = 0; j < GG_REBASE_DEPTH; j++)
-		{
-			uint64_t	ee = e + j * (uint64_t) nlanes;
-
-			local[j] = ee < entries ? gg_read_entry_rw(rb->comp, rb->first + ee, rb->width) : 0;
-		}
-		if (first_round)
-		{
-			for (uint64_t b = lane; b < head; b += nlanes)
-				dst[b] = src[b];
-			for (uint64_t b = tail_at + lane; b < n; b += nlanes)
-				dst[b] = src[b];
-			first_round = 0;
-		}
-		for (int j = 0; j < GG_COPY_DEPTH; j++)
-		{
-			uint64_t	kk = k + j * (uint64_t) nlanes;
-
-			if (kk < words)
-				gg_st64(dst + head + 8 * kk, (w[j][0] >> shift) | ((w[j][1] << 1) << (63 - shift)));
-		}
-		for (int j = 0; j < GG_REBASE_DEPTH; j++)
-		{
-			uint64_t	ee = e + j * (uint64_t) nlanes;
-
-			if (ee < entries)
-				gg_write_entry(rb->comp, rb->first + ee, rb->width, local[j] + rb->add);
-		}
-	}
-}
-
 GG_FN void
 gg_copy_lanes(uint8_t *dst, const uint8_t *src, uint64_t n, uintptr_t src_lo,
 			  uintptr_t src_hi, unsigned lane, unsigned nlanes)
 {
-	gg_copy_rebase_lanes(dst, src, n, src_lo, src_hi, NULL, lane, nlanes);
+	uint64_t	head = (8 - ((uintptr_t) dst & 7)) & 7;
+	uint64_t	words,
+				k;
+
+	if (head > n)
+		head = n;
+	for (k = lane; k < head; k += nlanes)
+		dst[k] = src[k];
+	dst += head;
+	src += head;
+	n -= head;
+	words = n / 8;
+	{
+		/* the source's misalignment is the same for every word */
+		uintptr_t	a0 = (uintptr_t) src & ~(uintptr_t) 7;
+		unsigned	shift = (unsigned) ((uintptr_t) src - a0) * 8;
+
+		/*
+		 * GG_COPY_DEPTH words per lane loaded before any is stored: the
+		 * stores could alias the loads as far as the compiler knows, so
+		 * a plain loop waits a round trip per word
+		 */
+		for (k = lane; k < words; k += GG_COPY_DEPTH * (uint64_t) nlanes)
+		{
+			uint64_t	w[GG_COPY_DEPTH][2];
+
+			for (int j = 0; j < GG_COPY_DEPTH; j++)
+			{
+				uint64_t	kk = k + j * (uint64_t) nlanes;
+
+				w[j][0] = w[j][1] = 0;
+				if (kk < words)
+				{
+					w[j][0] = gg_load_word_guarded(a0 + 8 * kk, src_lo, src_hi);
+					if (shift)
+						w[j][1] = gg_load_word_guarded(a0 + 8 * kk + 8, src_lo, src_hi);
+				}
+			}
+			for (int j = 0; j < GG_COPY_DEPTH; j++)
+			{
+				uint64_t	kk = k + j * (uint64_t) nlanes;
+
+				if (kk < words)
+					gg_st64(dst + 8 * kk, (w[j][0] >> shift) | ((w[j][1] << 1) << (63 - shift)));
+			}
+		}
+	}
+	for (k = words * 8 + lane; k < n; k += nlanes)
+		dst[k] = src[k];
 }
 
 /* Re-encode a piece straight into the tile (rare: its codes overflowed
@@ -1498,8 +1456,8 @@ gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nla
 	uintptr_t	data_lo = (uintptr_t) a->data + a->off0;
 	uintptr_t	data_hi = (uintptr_t) a->data + a->off_end;
 	uint64_t	sp = 0;
-	uint64_t	first_whole;
-	gg_rebase	rebase;
+	uint64_t	w,
+				first_whole;
 
 	if (r->flags & GG_HAS_LEAD)
 	{
@@ -1518,18 +1476,7 @@ gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nla
 		sp = (r->flags & GG_LEAD_OVER) ? r->lead_raw : r->lead_codes;
 		dst += r->lead_final;
 	}
-	/*
-	 * Whole values hold unit-local offsets: they become tile offsets in
-	 * the rounds that copy the whole values' codes (lanes on consecutive
-	 * values, coalesced).  Raw offsets are not written here (gg_raw_entry).
-	 */
-	first_whole = r->first_value + (r->first_seg > 0 ? 1 : 0);
-	rebase.comp = a->tile + a->comp_at;
-	rebase.first = first_whole;
-	rebase.end = r->end_value > first_whole ? r->end_value : first_whole;
-	rebase.add = base + r->lead_final;
-	rebase.width = a->width;
-	gg_copy_rebase_lanes(dst, scratch + sp, r->whole_bytes, scr_lo, scr_hi, &rebase, lane, nlanes);
+	gg_copy_lanes(dst, scratch + sp, r->whole_bytes, scr_lo, scr_hi, lane, nlanes);
 	sp += r->whole_bytes;
 	dst += r->whole_bytes;
 	if (r->flags & GG_HAS_TRAIL)
@@ -1548,6 +1495,24 @@ gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nla
 		if (lane == 0)
 			gg_write_entry(a->tile + a->comp_at, r->end_value, a->width,
 						   base + r->lead_final + r->whole_bytes);
+	}
+	/*
+	 * Whole values hold unit-local offsets: make them tile offsets, lanes
+	 * on consecutive values (coalesced).  Raw offsets are not written here
+	 * (gg_raw_entry).
+	 */
+	first_whole = r->first_value + (r->first_seg > 0 ? 1 : 0);
+	for (w = first_whole + lane; w < r->end_value; w += GG_COPY_DEPTH * (uint64_t) nlanes)
+	{
+		uint64_t	local[GG_COPY_DEPTH];
+
+		for (int j = 0; j < GG_COPY_DEPTH; j++)
+			if (w + j * (uint64_t) nlanes < r->end_value)
+				local[j] = gg_read_entry_rw(a->tile + a->comp_at, w + j * (uint64_t) nlanes, a->width);
+		for (int j = 0; j < GG_COPY_DEPTH; j++)
+			if (w + j * (uint64_t) nlanes < r->end_value)
+				gg_write_entry(a->tile + a->comp_at, w + j * (uint64_t) nlanes, a->width,
+							   local[j] + base + r->lead_final);
 	}
 }
 
