@@ -13,6 +13,9 @@
 # TSV that has a codec column.  With a third argument "baselines" only that
 # step runs (DATA_DIR then needs only l_comment); SKIP_BASELINES=1 leaves
 # them out of the whole session, SKIP_SANITIZER=1 the compute-sanitizer runs.
+# With "sanitizers" as third argument only the compute-sanitizer runs (the
+# whole session no longer fits one 10-minute device call); SKIP_NCU=1 leaves
+# out the ncu profile.
 set -u -o pipefail
 DATA=${1:-.gpudata/dbtext}
 BYTES=${2:-2147483648}
@@ -47,6 +50,25 @@ if [ "${3:-}" = baselines ]; then
 	exit 0
 fi
 
+sanitizers() {
+	echo "== compute-sanitizer: memcheck over every file at 1 MB; racecheck and synccheck on a small check"
+	timeout 240 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 \
+		"$BENCH" check "$DATA" 1 quick > "$OUT/sanitizer.log" 2>&1
+	echo "memcheck exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/sanitizer.log") clean summaries)"
+	grep -m5 -E 'Invalid|ERROR SUMMARY|FAIL|^checks:' "$OUT/sanitizer.log"
+	mkdir -p /tmp/gsst_small && for f in l_comment uuid chinese; do ln -sf "$(realpath "$DATA/$f")" /tmp/gsst_small/$f; done
+	for tool in racecheck synccheck; do
+		timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 \
+			"$BENCH" check /tmp/gsst_small 1 quick > "$OUT/sanitizer-$tool.log" 2>&1
+		echo "$tool exit $?"
+		grep -m5 -E 'ERROR SUMMARY|hazard|FAIL|^checks:' "$OUT/sanitizer-$tool.log"
+	done
+}
+if [ "${3:-}" = sanitizers ]; then
+	sanitizers
+	exit 0
+fi
+
 echo "== bit-exactness checks"
 timeout 150 "$BENCH" check "$DATA" 8 2>&1 | tee "$OUT/check.log" | grep -v ' ok$'
 CHECK_RC=${PIPESTATUS[0]}
@@ -63,7 +85,7 @@ done
 
 echo "== profile (ncu) of the main kernels, 256 MB of l_comment"
 NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
-if [ -n "$NCU" ]; then
+if [ -n "$NCU" ] && [ -z "${SKIP_NCU:-}" ]; then
 	timeout 120 "$NCU" --clock-control none -k regex:'k_encode|k_compact|k_decode_split_warp|k_decode_values_warp' -c 4 \
 		--section SpeedOfLight --section Occupancy --section WarpStateStats --section SchedulerStats \
 		--section MemoryWorkloadAnalysis --section LaunchStats \
@@ -71,22 +93,8 @@ if [ -n "$NCU" ]; then
 	echo "ncu exit $?"
 	grep -E '^  k_|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy' "$OUT/ncu.txt" | head -40
 fi
-cuobjdump -sass cuda/build/gsst_gpu.o 2>/dev/null | awk '/Function : .*k_encode|Function : .*k_decode_split_warp|Function : .*k_decode_values_warp/{p=1} /Function : .*(k_resolve|k_sample|k_meta|k_unit|k_splits|k_prefix|k_compact|k_decode_value_staged|k_decode_value[^s]|k_selected|cub)/{p=0} p' | head -20000 > "$OUT/sass.txt"
+cuobjdump -sass cuda/build/gsst_gpu.o 2>/dev/null | awk '/Function : .*k_encode|Function : .*k_decode_split_warp|Function : .*k_decode_values_warp/{p=1} /Function : .*(k_resolve|k_sample|k_meta|k_unit|k_plan_units|k_raw_entries|k_finish|k_compact|k_decode_value_staged|k_decode_value[^s]|k_selected|cub)/{p=0} p' | head -20000 > "$OUT/sass.txt"
 
-sanitizers() {
-	echo "== compute-sanitizer: memcheck over every file at 1 MB; racecheck and synccheck on a small check"
-	timeout 240 compute-sanitizer --tool memcheck --leak-check no --error-exitcode 9 \
-		"$BENCH" check "$DATA" 1 quick > "$OUT/sanitizer.log" 2>&1
-	echo "memcheck exit $? ($(grep -c 'ERROR SUMMARY: 0 errors' "$OUT/sanitizer.log") clean summaries)"
-	grep -m5 -E 'Invalid|ERROR SUMMARY|FAIL|^checks:' "$OUT/sanitizer.log"
-	mkdir -p /tmp/gsst_small && for f in l_comment uuid chinese; do ln -sf "$(realpath "$DATA/$f")" /tmp/gsst_small/$f; done
-	for tool in racecheck synccheck; do
-		timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 \
-			"$BENCH" check /tmp/gsst_small 1 quick > "$OUT/sanitizer-$tool.log" 2>&1
-		echo "$tool exit $?"
-		grep -m5 -E 'ERROR SUMMARY|hazard|FAIL|^checks:' "$OUT/sanitizer-$tool.log"
-	done
-}
 [ -n "${SKIP_SANITIZER:-}" ] || sanitizers
 
 echo "== summary (checks exit $CHECK_RC)"
