@@ -166,9 +166,6 @@ k_unit_size(gg_encode_args a)
  * units [p0, u0) copied back from its temp area into the tile (p0 == u0:
  * none).  One launch per chunk, plus one for the last copy-back.
  */
-#ifndef COMPACT_GRID_FILL
-#define COMPACT_GRID_FILL 1		/* compaction grid: this many times the resident blocks */
-#endif
 #ifndef COMPACT_MIN_BLOCKS
 #define COMPACT_MIN_BLOCKS 4
 #endif
@@ -176,21 +173,15 @@ __global__ void __launch_bounds__(COMPACT_THREADS, COMPACT_MIN_BLOCKS)
 k_compact(gg_encode_args a, uint64_t c, uint64_t p0, uint64_t u0, uint64_t u1)
 {
 	uint64_t	t = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
-	uint64_t	warps = (uint64_t) gridDim.x * blockDim.x / 32;
+	uint64_t	u = u0 + t / 32;
 
-	/*
-	 * A grid of resident blocks, each warp taking units in turn: blocks of
-	 * one unit a warp lived ~10 us, and their turnover cost (ncu: 10 waves
-	 * of blocks per chunk, 0.7 eligible warps per scheduler)
-	 */
-	if (u0 + t / 32 < u1)
+	if (u < u1)
 	{
 		bool		direct = gg_chunk_direct(&a, u0, u1);
-		uint8_t    *out = direct ? a.tile + a.codes_at : gg_chunk_temp(&a, c);
-		uint64_t	out_base = direct ? 0 : a.bases[u0];
 
-		for (uint64_t u = u0 + t / 32; u < u1; u += warps)
-			gg_compact_unit(&a, u, threadIdx.x % 32, 32, out, out_base);
+		gg_compact_unit(&a, u, threadIdx.x % 32, 32,
+						direct ? a.tile + a.codes_at : gg_chunk_temp(&a, c),
+						direct ? 0 : a.bases[u0]);
 	}
 	if (p0 < u0)
 		gg_copy_back(&a, p0, u0, gg_chunk_temp(&a, c - 1), (unsigned) t,
@@ -1580,7 +1571,7 @@ struct gsst_gpu
 {
 	gsst_gpu_config cfg;
 	int			device;
-	unsigned	compact_blocks;
+	unsigned	copy_blocks;
 	int			broken;
 	char		msg[512];
 	gsst_gpu_stats stats;
@@ -1915,14 +1906,8 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 		release(ctx);
 		return GSST_GPU_ERR_NO_DEVICE;
 	}
-	/* the compaction grid: its blocks all resident, warps loop over units */
-	{
-		int			per_sm = 0;
-
-		INIT_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_compact, COMPACT_THREADS, 0));
-		ctx->compact_blocks = (unsigned) (per_sm > 0 ? per_sm : 1) * COMPACT_GRID_FILL *
-			(unsigned) prop.multiProcessorCount;
-	}
+	/* the copy-back grid: 8 blocks per SM cover any chunk in a few strides */
+	ctx->copy_blocks = 8 * (unsigned) prop.multiProcessorCount;
 	INIT_CU(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
 	INIT_CU(cudaStreamCreateWithFlags(&ctx->side, cudaStreamNonBlocking));
 	INIT_CU(cudaEventCreateWithFlags(&ctx->ev_side_go, cudaEventDisableTiming));
@@ -2268,7 +2253,10 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	for (uint64_t c = 0, p0 = 0, u0 = 0; p0 < plan.nunits; c++)
 	{
 		uint64_t	u1 = u0 + plan.chunk_units < plan.nunits ? u0 + plan.chunk_units : plan.nunits;
-		k_compact<<<ctx->compact_blocks, COMPACT_THREADS, 0, ctx->stream>>>(a, c, p0, u0, u1);
+		unsigned	blocks = blocks_for((u1 - u0) * 32, COMPACT_THREADS);
+
+		k_compact<<<blocks > ctx->copy_blocks ? blocks : ctx->copy_blocks, COMPACT_THREADS, 0,
+			ctx->stream>>>(a, c, p0, u0, u1);
 		CU_LAUNCH("compact kernel");
 		p0 = u0;
 		u0 = u1;
