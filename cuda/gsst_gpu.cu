@@ -2143,7 +2143,6 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 			return rc;
 		a.temp = ctx->d_work;
 		a.temp_bytes = plan.temp_bytes;
-		a.temp_units = plan.chunk_units;
 		a.units = (gg_unit *) (ctx->d_work + units_at);
 		a.starts = (gg_piece *) (ctx->d_work + starts_at);
 		a.sizes = (uint64_t *) (ctx->d_work + sizes_at);

@@ -107,8 +107,6 @@ typedef struct gg_encode_args
 	uint64_t	scratch_bytes;
 	uint8_t    *temp;			/* compaction goes through it, a chunk at a time */
 	uint64_t	temp_bytes;
-	uint64_t	temp_units;		/* units [0, temp_units) (the first chunk) keep
-								 * their scratch in the first temp area */
 	uint8_t    *tile;
 	uint64_t	comp_at;
 	uint64_t	raw_at;
@@ -977,24 +975,6 @@ gg_unit_scratch(uint64_t u, uint64_t raw_start)
 	return ((raw_start + 31) & ~(uint64_t) 31) + 64 * u;
 }
 
-/*
- * Where unit u's scratch is, and the readable range around it.  The first
- * chunk's units keep theirs in the first temp area rather than in the
- * tile: their final bytes then never cover scratch still unread, and that
- * chunk, the only one that went through temp for compressible data, is
- * compacted straight into the tile.
- */
-GG_FN uint8_t *
-gg_scratch_of(const gg_encode_args *a, uint64_t u, uint64_t raw_start, uintptr_t *lo,
-			  uintptr_t *hi)
-{
-	uint8_t    *area = u < a->temp_units ? a->temp : a->scratch;
-
-	*lo = (uintptr_t) area;
-	*hi = (uintptr_t) area + (u < a->temp_units ? a->temp_bytes : a->scratch_bytes);
-	return area + gg_unit_scratch(u, raw_start);
-}
-
 /* the entry at address at fills its 32-byte sector of the slot: write it out */
 GG_FN void
 gg_entries_sector(gg_entries *e, uintptr_t at)
@@ -1264,12 +1244,7 @@ gg_encode_unit(const gg_encoder *enc, const gg_encode_args *a, uint64_t u, uint8
 	win.lo = data + a->off0;
 	win.hi = data + a->off_end;
 	gg_win_seek(&win, data + pos);
-	{
-		uintptr_t	lo,
-					hi;
-
-		pk.base = gg_scratch_of(a, u, rec.raw_start, &lo, &hi);
-	}
+	pk.base = a->scratch + gg_unit_scratch(u, rec.raw_start);
 	pk.slot = slot;
 	pk.acc = 0;
 	pk.fill = 0;
@@ -1475,9 +1450,9 @@ gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nla
 	const gg_unit *r = &a->units[u];
 	uint64_t	base = a->bases[u];
 	uint8_t    *dst = out + (base - out_base);
-	uintptr_t	scr_lo,
-				scr_hi;
-	const uint8_t *scratch = gg_scratch_of(a, u, r->raw_start, &scr_lo, &scr_hi);
+	const uint8_t *scratch = a->scratch + gg_unit_scratch(u, r->raw_start);
+	uintptr_t	scr_lo = (uintptr_t) a->scratch;
+	uintptr_t	scr_hi = (uintptr_t) a->scratch + a->scratch_bytes;
 	uintptr_t	data_lo = (uintptr_t) a->data + a->off0;
 	uintptr_t	data_hi = (uintptr_t) a->data + a->off_end;
 	uint64_t	sp = 0;
@@ -1559,10 +1534,6 @@ gg_chunk_direct(const gg_encode_args *a, uint64_t u0, uint64_t u1)
 {
 	uint64_t	scratch_in_codes = (uint64_t) (a->scratch - (a->tile + a->codes_at));
 
-	/* the first chunk's scratch is in temp (its final bytes end at or
-	 * before the tile scratch of its end, which is unused) */
-	if (u1 <= a->temp_units)
-		return 1;
 	return gg_chunk_end(a, u1) <= scratch_in_codes + gg_unit_scratch(u0, a->units[u0].raw_start);
 }
 

@@ -73,11 +73,10 @@ gg_plan_encode(gg_plan *p, uint64_t n, uint64_t off0, uint64_t last_start, uint6
 	 * about 4 * (unit + segment) / unit chunks: 7 with 8 KiB units
 	 */
 	p->temp_bytes = p->raw_bytes / GG_TEMP_DIVISOR;
-	if (p->temp_bytes < unit_bytes + GSST_SEGMENT_BYTES + 128)
-		p->temp_bytes = unit_bytes + GSST_SEGMENT_BYTES + 128;
+	if (p->temp_bytes < unit_bytes + GSST_SEGMENT_BYTES)
+		p->temp_bytes = unit_bytes + GSST_SEGMENT_BYTES;
 	p->temp_bytes = (p->temp_bytes + 255) & ~(uint64_t) 255;
-	/* and the first chunk's scratch fits one temp area (gg_unit_scratch) */
-	p->chunk_units = (p->temp_bytes - 64) / (unit_bytes + GSST_SEGMENT_BYTES + 64);
+	p->chunk_units = p->temp_bytes / (unit_bytes + GSST_SEGMENT_BYTES);
 	return gg_compute_layout(&p->layout, gg_index_width(n, p->raw_bytes), table_bytes, n,
 							 p->nsplits);
 }

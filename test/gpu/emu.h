@@ -97,9 +97,7 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	a.scratch = tile + gg_align_up(plan.layout.codes_at, 32);
 	memset(a.scratch, 0xA5, plan.scratch_bytes);	/* poison */
 	a.temp_bytes = plan.temp_bytes;
-	a.temp_units = plan.chunk_units;
-	/* 32-aligned, as the GPU's: the first chunk's scratch sectors live here */
-	a.temp = aligned_alloc(64, (2 * plan.temp_bytes + 63) & ~(uint64_t) 63);
+	a.temp = malloc(2 * plan.temp_bytes);
 	memset(a.temp, 0x5A, 2 * plan.temp_bytes);
 	a.tile = tile;
 	a.comp_at = plan.layout.comp_at;
