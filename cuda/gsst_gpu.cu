@@ -2252,7 +2252,7 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	CU(cudaEventRecord(ctx->ev_stage[1], ctx->stream));
 	for (uint64_t c = 0, p0 = 0, u0 = 0; p0 < plan.nunits; c++)
 	{
-		uint64_t	u1 = u0 + plan.chunk_units < plan.nunits ? u0 + plan.chunk_units : plan.nunits;
+		uint64_t	u1 = u0 < plan.nunits ? gg_chunk_stop(&plan, u0) : plan.nunits;
 		unsigned	blocks = blocks_for((u1 - u0) * 32, COMPACT_THREADS);
 
 		k_compact<<<blocks > ctx->copy_blocks ? blocks : ctx->copy_blocks, COMPACT_THREADS, 0,

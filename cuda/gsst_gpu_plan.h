@@ -81,6 +81,24 @@ gg_plan_encode(gg_plan *p, uint64_t n, uint64_t off0, uint64_t last_start, uint6
 							 p->nsplits);
 }
 
+/*
+ * The compaction chunk that starts at unit u0 ends here.  The first chunk,
+ * compacted through temp because its final bytes cover its own scratch, is
+ * an eighth of chunk_units; the next ones double, up to chunk_units: a
+ * chunk [a, 2a) goes straight into the tile when its codes are at most
+ * half its input (its final bytes then end before its scratch), so for
+ * compressible data only the small first chunk makes the round trip
+ * through temp.  Every chunk fits a temp area.
+ */
+static inline uint64_t
+gg_chunk_stop(const gg_plan *p, uint64_t u0)
+{
+	uint64_t	first = p->chunk_units / 8 > 0 ? p->chunk_units / 8 : 1;
+	uint64_t	size = u0 == 0 ? first : u0 < p->chunk_units ? u0 : p->chunk_units;
+
+	return p->nunits - u0 > size ? u0 + size : p->nunits;
+}
+
 static inline void
 gg_encoder_from_codec(gg_encoder *g, const gsst_encoder *enc)
 {

@@ -152,7 +152,7 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	 */
 	for (uint64_t c = 0, p0 = 0, u0 = 0; p0 < plan.nunits; c++)
 	{
-		uint64_t	u1 = u0 + plan.chunk_units < plan.nunits ? u0 + plan.chunk_units : plan.nunits;
+		uint64_t	u1 = u0 < plan.nunits ? gg_chunk_stop(&plan, u0) : plan.nunits;
 
 		/* three lanes, to exercise the striding the grid uses */
 		if (p0 < u0)
