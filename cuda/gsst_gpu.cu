@@ -48,9 +48,10 @@
 #include "gsst_gpu_plan.h"
 
 #define GG_EXPORT extern "C" __attribute__((visibility("default")))
+#define FULL_MASK 0xffffffffu
 
 #ifndef ENCODE_THREADS
-#define ENCODE_THREADS 128
+#define ENCODE_THREADS GG_BLOCK_UNITS
 #endif
 #define COMPACT_THREADS 256
 #define DECODE_SPLIT_THREADS 64
@@ -104,19 +105,149 @@ load_shared(void *dst, const void *src, size_t bytes)
 #ifndef ENCODE_MIN_BLOCKS
 #define ENCODE_MIN_BLOCKS 8		/* 64 registers, no spill: 6% over 6 blocks (session 4) */
 #endif
+
+/*
+ * The block's base in the code area: publish its own code bytes, then
+ * warp 0 looks back over the blocks before it, 32 at a time, to the
+ * nearest one that knows its inclusive sum (a decoupled look-back; blocks
+ * only ever wait for blocks with earlier tickets, which have started).
+ */
+static __device__ uint64_t
+look_back(const gg_encode_args &a, uint64_t ticket, uint32_t total, unsigned lane)
+{
+	volatile unsigned long long *status = (volatile unsigned long long *) a.blk_status;
+	uint64_t	prefix = 0;
+
+	if (lane == 0)
+		status[ticket] = (ticket == 0 ? GG_BLK_INCL : GG_BLK_AGG) | total;
+	for (int64_t k = (int64_t) ticket - 1; k >= 0; k -= 32)
+	{
+		int64_t		j = k - (int64_t) lane;
+		uint64_t	st = GG_BLK_INCL;	/* before block 0: nothing */
+		unsigned	incl;
+		unsigned	stop;
+
+		if (j >= 0)
+			while ((st = status[j]) == 0)
+				__nanosleep(32);
+		incl = __ballot_sync(FULL_MASK, (st & GG_BLK_INCL) != 0);
+		stop = incl ? __ffs(incl) - 1 : 32;
+		st = lane <= stop && j >= 0 ? st & GG_BLK_VALUE : 0;
+		for (int d = 16; d > 0; d >>= 1)
+			st += __shfl_xor_sync(FULL_MASK, st, d);
+		prefix += st;
+		if (incl)
+			break;
+	}
+	if (lane == 0 && ticket > 0)
+		status[ticket] = GG_BLK_INCL | (prefix + total);
+	return prefix;
+}
+
+/*
+ * After its units are encoded (no unit of the batch starts inside a
+ * value): the block's bases by a look-back, then, once the blocks whose
+ * scratch its final bytes cover are done, its units copied into place and
+ * their offsets made tile offsets, as compaction does; then it is done.
+ */
+#ifndef PLACE_INLINE
+#define PLACE_INLINE __noinline__
+#endif
+static __device__ PLACE_INLINE void
+place_block(const gg_encode_args &a, uint64_t ticket)
+{
+	__shared__ uint32_t warp_total[ENCODE_THREADS / 32];
+	__shared__ uint64_t block_base;
+	unsigned	tid = threadIdx.x,
+				lane = tid % 32,
+				warp = tid / 32;
+	uint64_t	u0 = ticket * ENCODE_THREADS;
+	uint64_t	u = u0 + tid;
+	uint64_t	u_end = u0 + ENCODE_THREADS < a.nunits ? u0 + ENCODE_THREADS : a.nunits;
+	uint32_t	bytes = u < a.nunits ? a.units[u].whole_bytes : 0;
+	uint32_t	incl = bytes,
+				before = 0,
+				total = 0;
+	uint64_t	base;
+
+	for (int d = 1; d < 32; d <<= 1)
+	{
+		uint32_t	y = __shfl_up_sync(FULL_MASK, incl, d);
+
+		incl += lane >= (unsigned) d ? y : 0;
+	}
+	if (lane == 31)
+		warp_total[warp] = incl;
+	__syncthreads();
+	for (unsigned w = 0; w < ENCODE_THREADS / 32; w++)
+	{
+		before += w < warp ? warp_total[w] : 0;
+		total += warp_total[w];
+	}
+	if (warp == 0)
+	{
+		uint64_t	prefix = look_back(a, ticket, total, lane);
+
+		if (lane == 0)
+		{
+			volatile unsigned int *done = (volatile unsigned int *) a.blk_done;
+			uint64_t	lo,
+						hi;
+
+			gg_block_deps(&a, (a.nunits + ENCODE_THREADS - 1) / ENCODE_THREADS, prefix,
+						  prefix + total, &lo, &hi);
+			/* the gap keeps a block off its own scratch (plan) */
+			if (hi > ticket)
+				atomicExch(&a.fuse[2], 1);
+			for (uint64_t b = lo; b < hi && b < ticket; b++)
+				while (done[b] == 0)
+					__nanosleep(64);
+			__threadfence();
+			block_base = prefix;
+		}
+	}
+	__syncthreads();
+	base = block_base;
+	if (u < a.nunits)
+	{
+		a.bases[u] = base + before + incl - bytes;
+		a.sizes[u] = bytes;
+	}
+	__syncthreads();
+	for (uint64_t k = u0 + warp; k < u_end; k += ENCODE_THREADS / 32)
+		gg_compact_unit(&a, k, lane, 32);
+	__syncthreads();
+	if (tid == 0)
+	{
+		__threadfence();
+		atomicExch(&a.blk_done[ticket], 1);
+	}
+}
+
 __global__ void __launch_bounds__(ENCODE_THREADS, ENCODE_MIN_BLOCKS)
-k_encode(gg_encode_args a)
+k_encode(const __grid_constant__ gg_encode_args a)
 {
 	__shared__ __align__(16) gg_encoder enc;
 	/* per thread: 32-byte sectors of codes and of offsets, 8 bytes of
 	 * padding so that neighbouring threads use different banks */
 	__shared__ __align__(16) uint64_t slots[ENCODE_THREADS][9];
-	uint64_t	u = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+	/* blocks work in the order they start (placement waits on earlier ones) */
+	__shared__ uint32_t ticket;
+	uint64_t	u;
 
+	if (threadIdx.x == 0)
+		ticket = atomicAdd(&a.fuse[0], 1);
 	load_shared(&enc, a.enc_global, sizeof(gg_encoder));
 	__syncthreads();
+	u = (uint64_t) ticket * ENCODE_THREADS + threadIdx.x;
 	if (u < a.nunits)
 		gg_encode_unit(&enc, &a, u, (uint8_t *) slots[threadIdx.x]);
+	if (a.fuse[1] == 0)
+	{
+		__syncthreads();
+		/* read again: kept in a register across the encoder, it spilled */
+		place_block(a, *(volatile uint32_t *) &ticket);
+	}
 }
 
 /*
@@ -147,7 +278,7 @@ k_resolve(gg_encode_args a)
 {
 	uint64_t	u = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
 
-	if (u < a.nunits)
+	if (u < a.nunits && a.fuse[1] != 0)	/* else placed by k_encode */
 		gg_resolve_unit(&a, u);
 }
 
@@ -156,36 +287,36 @@ k_unit_size(gg_encode_args a)
 {
 	uint64_t	u = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
 
-	if (u < a.nunits)
+	if (u < a.nunits && a.fuse[1] != 0)
 		gg_unit_size(&a, u);
 }
 
 /*
- * Chunk c = units [u0, u1), one warp each, compacted into its temp area
- * (or straight into the tile); and, by the whole grid, chunk c - 1 =
- * units [p0, u0) copied back from its temp area into the tile (p0 == u0:
- * none).  One launch per chunk, plus one for the last copy-back.
+ * Chunk units [u0, u1), one warp each, compacted straight into the code
+ * area; only for batches where a unit starts inside a value (else
+ * k_encode placed them).  A chunk whose final bytes would cover its own
+ * scratch (parts of a long value that came out longer than their raw
+ * bytes, by more than the gap) fails the call: fuse[2] = 2.
  */
 #ifndef COMPACT_MIN_BLOCKS
 #define COMPACT_MIN_BLOCKS 4
 #endif
 __global__ void __launch_bounds__(COMPACT_THREADS, COMPACT_MIN_BLOCKS)
-k_compact(gg_encode_args a, uint64_t c, uint64_t p0, uint64_t u0, uint64_t u1)
+k_compact(gg_encode_args a, uint64_t u0, uint64_t u1)
 {
 	uint64_t	t = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
 	uint64_t	u = u0 + t / 32;
 
-	if (u < u1)
+	if (a.fuse[1] == 0 || a.fuse[2] != 0)
+		return;
+	if (!gg_chunk_direct(&a, u0, u1))
 	{
-		bool		direct = gg_chunk_direct(&a, u0, u1);
-
-		gg_compact_unit(&a, u, threadIdx.x % 32, 32,
-						direct ? a.tile + a.codes_at : gg_chunk_temp(&a, c),
-						direct ? 0 : a.bases[u0]);
+		if (t == 0)
+			a.fuse[2] = 2;
+		return;
 	}
-	if (p0 < u0)
-		gg_copy_back(&a, p0, u0, gg_chunk_temp(&a, c - 1), (unsigned) t,
-					 gridDim.x * blockDim.x);
+	if (u < u1)
+		gg_compact_unit(&a, u, threadIdx.x % 32, 32);
 }
 
 /* the split table with the index sentinels, and the header bytes */
@@ -198,6 +329,8 @@ k_finish(gg_encode_args a, uint64_t prefix_count)
 		gg_split_entry(&a, i);
 	if (i < prefix_count)
 		gg_prefix_byte(&a, i);
+	if (i == 0)
+		a.code_bytes_out[1] = a.fuse[2];	/* placement's check, for the host */
 }
 
 __global__ void __launch_bounds__(DECODE_SPLIT_THREADS)
@@ -250,7 +383,6 @@ k_selected_len(gg_decode_args a, uint64_t *lens)
 #endif
 #define WIDE_CODES 16			/* codes per lane in a wide step */
 #define VALUES_STAGE_BYTES 1024	/* per warp, for 32 values */
-#define FULL_MASK 0xffffffffu
 
 /*
  * A warp's output stage: bytes for global addresses base + i live in
@@ -2130,26 +2262,42 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	}
 	memset(&a, 0, sizeof(a));
 	{
-		size_t		units_at = gg_align_up(2 * plan.temp_bytes, 256);
+		size_t		units_at = 0;
 		size_t		starts_at = gg_align_up(units_at + plan.nunits * sizeof(gg_unit), 256);
 		size_t		sizes_at = gg_align_up(starts_at + (plan.nunits + 1) * sizeof(gg_piece), 256);
 		size_t		bases_at = gg_align_up(sizes_at + plan.nunits * 8, 256);
 		size_t		raw_at = gg_align_up(bases_at + plan.nunits * 8, 256);
-		size_t		scan_at = gg_align_up(raw_at + n * plan.layout.width, 256);
+		size_t		spill_at = gg_align_up(raw_at + n * plan.layout.width, 256);
+		size_t		fuse_at = gg_align_up(spill_at + plan.spill_bytes, 256);
+		size_t		status_at = fuse_at + 256;
+		size_t		done_at = gg_align_up(status_at + plan.nblocks * 8, 256);
+		size_t		vs_at = gg_align_up(done_at + plan.nblocks * 4, 256);
+		size_t		scan_at = gg_align_up(vs_at + (plan.nblocks + 1) * 8, 256);
 
 		work_need = scan_at + scan_bytes;
 		rc = ensure_buffer(ctx, &ctx->d_work, &ctx->work_cap, work_need);
 		if (rc != GSST_GPU_OK)
 			return rc;
-		a.temp = ctx->d_work;
-		a.temp_bytes = plan.temp_bytes;
 		a.units = (gg_unit *) (ctx->d_work + units_at);
 		a.starts = (gg_piece *) (ctx->d_work + starts_at);
 		a.sizes = (uint64_t *) (ctx->d_work + sizes_at);
 		a.bases = (uint64_t *) (ctx->d_work + bases_at);
 		raw_side = ctx->d_work + raw_at;
+		a.spill = ctx->d_work + spill_at;
+		a.fuse = (uint32_t *) (ctx->d_work + fuse_at);
+		a.blk_status = (uint64_t *) (ctx->d_work + status_at);
+		a.blk_done = (uint32_t *) (ctx->d_work + done_at);
+		a.blk_vs = (uint64_t *) (ctx->d_work + vs_at);
 		at = scan_at;
+		/* tickets, flags, block status and done: zero */
+		CU(cudaMemsetAsync(ctx->d_work + fuse_at, 0, vs_at - fuse_at, ctx->stream));
 	}
+	a.gap = plan.gap;
+	a.spill_from = plan.spill_from;
+	a.spill_bytes = plan.spill_bytes;
+	a.scratch_bytes = plan.scratch_bytes;
+	a.raw_bytes = plan.raw_bytes;
+	a.blk_units = ENCODE_THREADS;
 	a.data = (const uint8_t *) d_data;
 	a.off = off;
 	a.enc_global = ctx->d_enc;
@@ -2250,15 +2398,13 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	CU(cub::DeviceScan::ExclusiveSum(ctx->d_work + at, scan_bytes, a.sizes, a.bases,
 									 (int) plan.nunits, ctx->stream));
 	CU(cudaEventRecord(ctx->ev_stage[1], ctx->stream));
-	for (uint64_t c = 0, p0 = 0, u0 = 0; p0 < plan.nunits; c++)
+	for (uint64_t u0 = 0; u0 < plan.nunits;)
 	{
-		uint64_t	u1 = u0 < plan.nunits ? gg_chunk_stop(&plan, u0) : plan.nunits;
-		unsigned	blocks = blocks_for((u1 - u0) * 32, COMPACT_THREADS);
+		uint64_t	u1 = gg_chunk_stop(&plan, u0);
 
-		k_compact<<<blocks > ctx->copy_blocks ? blocks : ctx->copy_blocks, COMPACT_THREADS, 0,
-			ctx->stream>>>(a, c, p0, u0, u1);
+		k_compact<<<blocks_for((u1 - u0) * 32, COMPACT_THREADS), COMPACT_THREADS, 0,
+			ctx->stream>>>(a, u0, u1);
 		CU_LAUNCH("compact kernel");
-		p0 = u0;
 		u0 = u1;
 	}
 	CU(cudaEventRecord(ctx->ev_stage[2], ctx->stream));
@@ -2267,10 +2413,15 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 		256, 0, ctx->stream>>>(a, prefix_count);
 	CU_LAUNCH("split table and header kernel");
 	CU(cudaEventRecord(ctx->ev_kernel_end, ctx->stream));
-	CU(cudaMemcpyAsync(h_code_bytes, ctx->d_code_bytes, 8, cudaMemcpyDeviceToHost, ctx->stream));
+	CU(cudaMemcpyAsync(h_code_bytes, ctx->d_code_bytes, 16, cudaMemcpyDeviceToHost, ctx->stream));
 	CU(cudaEventRecord(ctx->ev_end, ctx->stream));
 	CU(cudaStreamSynchronize(ctx->stream));
 
+	if (h_code_bytes[1] == 2)
+		return set_error(ctx, GSST_GPU_ERR_LIMIT,
+						 "encode: parts of a long value expanded past the scratch gap; encode this batch on the CPU");
+	if (h_code_bytes[1] != 0)
+		return set_error(ctx, GSST_GPU_ERR_CUDA, "encode: a block's final bytes reached its own scratch");
 	*tile_len = plan.layout.codes_at + *h_code_bytes;
 	CU(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_end));
 	ctx->stats.total_ms = ms;
