@@ -107,23 +107,24 @@ load_shared(void *dst, const void *src, size_t bytes)
 #endif
 
 /*
- * The block's base in the code area: publish its own code bytes, then
- * warp 0 looks back over the blocks before it, 32 at a time, to the
- * nearest one that knows its inclusive sum (a decoupled look-back; blocks
- * only ever wait for blocks with earlier tickets, which have started).
+ * The item's base in the code area (an item: the units of one encoder
+ * block): publish its own code bytes, then warp 0 looks back over the
+ * items before it, 32 at a time, to the nearest one that knows its
+ * inclusive sum (a decoupled look-back; items are taken in order, so an
+ * item only waits for items already taken).
  */
 static __device__ uint64_t
-look_back(const gg_encode_args &a, uint64_t ticket, uint32_t total, unsigned lane)
+look_back(const gg_encode_args &a, uint64_t item, uint32_t total, unsigned lane)
 {
 	volatile unsigned long long *status = (volatile unsigned long long *) a.blk_status;
 	uint64_t	prefix = 0;
 
 	if (lane == 0)
-		status[ticket] = (ticket == 0 ? GG_BLK_INCL : GG_BLK_AGG) | total;
-	for (int64_t k = (int64_t) ticket - 1; k >= 0; k -= 32)
+		status[item] = (item == 0 ? GG_BLK_INCL : GG_BLK_AGG) | total;
+	for (int64_t k = (int64_t) item - 1; k >= 0; k -= 32)
 	{
 		int64_t		j = k - (int64_t) lane;
-		uint64_t	st = GG_BLK_INCL;	/* before block 0: nothing */
+		uint64_t	st = GG_BLK_INCL;	/* before item 0: nothing */
 		unsigned	incl;
 		unsigned	stop;
 
@@ -139,115 +140,266 @@ look_back(const gg_encode_args &a, uint64_t ticket, uint32_t total, unsigned lan
 		if (incl)
 			break;
 	}
-	if (lane == 0 && ticket > 0)
-		status[ticket] = GG_BLK_INCL | (prefix + total);
+	if (lane == 0 && item > 0)
+		status[item] = GG_BLK_INCL | (prefix + total);
 	return prefix;
 }
 
-/*
- * After its units are encoded (no unit of the batch starts inside a
- * value): the block's bases by a look-back, then, once the blocks whose
- * scratch its final bytes cover are done, its units copied into place and
- * their offsets made tile offsets, as compaction does; then it is done.
- */
-#ifndef PLACE_INLINE
-#define PLACE_INLINE __noinline__
-#endif
-static __device__ PLACE_INLINE void
-place_block(const gg_encode_args &a, uint64_t ticket)
+#define PLACE_THREADS GG_BLOCK_UNITS	/* one thread per unit of an item */
+#define PLACE_DEPTH 4					/* words per thread in flight */
+
+/* the last unit j of the item whose codes start at or before x (dst[] ascends) */
+static __device__ __forceinline__ unsigned
+unit_at(const uint32_t *dst, uint32_t x)
 {
-	__shared__ uint32_t warp_total[ENCODE_THREADS / 32];
-	__shared__ uint64_t block_base;
+	unsigned	j = 0;
+
+	for (unsigned step = PLACE_THREADS / 2; step > 0; step >>= 1)
+		j += dst[j + step] <= x ? step : 0;
+	return j;
+}
+
+/* byte x of the item's codes, from its unit's scratch (read through L2) */
+static __device__ __forceinline__ uint32_t
+item_byte(const uint64_t *src, const uint32_t *dst, uint32_t x)
+{
+	unsigned	j = unit_at(dst, x);
+
+	return __ldcg((const unsigned char *) (src[j] + (x - dst[j])));
+}
+
+/*
+ * Codes placed beside the encoder (batches where no unit starts inside a
+ * value): a persistent grid on a low-priority stream takes items in order,
+ * waits until the encoder's block for the item is done, finds its base by
+ * a look-back, waits for the items whose scratch its final bytes cover to
+ * be done, then copies the item's codes (one destination word per thread
+ * at a time, its unit found in shared memory) and makes its values'
+ * offsets tile offsets.  It runs in the slots the encoder leaves free, and
+ * on the whole GPU once the encoder is done.  Data the encoder wrote is
+ * read through L2 (__ldcg): L1 is not coherent across SMs.
+ */
+__global__ void __launch_bounds__(PLACE_THREADS)
+k_place(const __grid_constant__ gg_encode_args a, uint32_t nitems)
+{
+	__shared__ uint32_t item_s;
+	__shared__ uint64_t base_s;
+	__shared__ uint32_t warp_total[PLACE_THREADS / 32];
+	__shared__ uint64_t src[PLACE_THREADS];			/* a unit's scratch */
+	__shared__ uint32_t dst[PLACE_THREADS + 1];		/* its codes' offset in the item */
+	__shared__ uint64_t first[PLACE_THREADS + 1];	/* its first value */
 	unsigned	tid = threadIdx.x,
 				lane = tid % 32,
 				warp = tid / 32;
-	uint64_t	u0 = ticket * ENCODE_THREADS;
-	uint64_t	u = u0 + tid;
-	uint64_t	u_end = u0 + ENCODE_THREADS < a.nunits ? u0 + ENCODE_THREADS : a.nunits;
-	uint32_t	bytes = u < a.nunits ? a.units[u].whole_bytes : 0;
-	uint32_t	incl = bytes,
-				before = 0,
-				total = 0;
-	uint64_t	base;
 
-	for (int d = 1; d < 32; d <<= 1)
+	if (a.fuse[1] != 0)			/* compaction does it */
+		return;
+	for (;;)
 	{
-		uint32_t	y = __shfl_up_sync(FULL_MASK, incl, d);
+		uint32_t	item,
+					bytes = 0,
+					incl,
+					before = 0,
+					total = 0;
+		uint64_t	u,
+					base,
+					v0,
+					v1;
+		uintptr_t	lo,
+					hi;
 
-		incl += lane >= (unsigned) d ? y : 0;
-	}
-	if (lane == 31)
-		warp_total[warp] = incl;
-	__syncthreads();
-	for (unsigned w = 0; w < ENCODE_THREADS / 32; w++)
-	{
-		before += w < warp ? warp_total[w] : 0;
-		total += warp_total[w];
-	}
-	if (warp == 0)
-	{
-		uint64_t	prefix = look_back(a, ticket, total, lane);
-
-		if (lane == 0)
+		if (tid == 0)
 		{
-			volatile unsigned int *done = (volatile unsigned int *) a.blk_done;
-			uint64_t	lo,
-						hi;
+			item_s = atomicAdd(&a.fuse[0], 1);
+			if (item_s < nitems)
+			{
+				volatile unsigned int *encoded = (volatile unsigned int *) a.blk_encoded;
+				uint64_t	left = a.nunits - (uint64_t) item_s * PLACE_THREADS;
 
-			gg_block_deps(&a, (a.nunits + ENCODE_THREADS - 1) / ENCODE_THREADS, prefix,
-						  prefix + total, &lo, &hi);
-			/* the gap keeps a block off its own scratch (plan) */
-			if (hi > ticket)
-				atomicExch(&a.fuse[2], 1);
-			for (uint64_t b = lo; b < hi && b < ticket; b++)
-				while (done[b] == 0)
-					__nanosleep(64);
-			__threadfence();
-			block_base = prefix;
+				while (encoded[item_s] < (left < PLACE_THREADS ? left : PLACE_THREADS))
+					__nanosleep(256);
+				__threadfence();
+			}
 		}
-	}
-	__syncthreads();
-	base = block_base;
-	if (u < a.nunits)
-	{
-		a.bases[u] = base + before + incl - bytes;
-		a.sizes[u] = bytes;
-	}
-	__syncthreads();
-	for (uint64_t k = u0 + warp; k < u_end; k += ENCODE_THREADS / 32)
-		gg_compact_unit(&a, k, lane, 32);
-	__syncthreads();
-	if (tid == 0)
-	{
-		__threadfence();
-		atomicExch(&a.blk_done[ticket], 1);
+		__syncthreads();
+		item = item_s;
+		if (item >= nitems)
+			return;
+		u = (uint64_t) item * PLACE_THREADS + tid;
+		if (u < a.nunits)
+		{
+			gg_unit	   *r = &a.units[u];
+
+			bytes = __ldcg(&r->whole_bytes);
+			src[tid] = (uint64_t) gg_scratch_of(&a, u, __ldcg(&r->raw_start),
+												gg_next_raw_start(&a, u), &lo, &hi);
+			/* the units are contiguous: unit t's values are [first[t], first[t + 1]) */
+			if (tid == 0)
+				first[0] = __ldcg(&r->first_value);
+			first[tid + 1] = __ldcg(&r->end_value);
+		}
+		else
+		{
+			src[tid] = 0;
+			first[tid + 1] = UINT64_MAX;	/* past the batch: never a value's unit */
+		}
+		incl = bytes;
+		for (int d = 1; d < 32; d <<= 1)
+		{
+			uint32_t	y = __shfl_up_sync(FULL_MASK, incl, d);
+
+			incl += lane >= (unsigned) d ? y : 0;
+		}
+		if (lane == 31)
+			warp_total[warp] = incl;
+		__syncthreads();
+		for (unsigned w = 0; w < PLACE_THREADS / 32; w++)
+		{
+			before += w < warp ? warp_total[w] : 0;
+			total += warp_total[w];
+		}
+		dst[tid] = before + incl - bytes;
+		if (tid == PLACE_THREADS - 1)
+			dst[PLACE_THREADS] = total;
+		if (warp == 0)
+		{
+			uint64_t	prefix = look_back(a, item, total, lane);
+
+			if (lane == 0)
+			{
+				volatile unsigned int *done = (volatile unsigned int *) a.blk_done;
+				uint64_t	dlo,
+							dhi;
+
+				gg_block_deps(&a, nitems, prefix, prefix + total, &dlo, &dhi);
+				/* the gap keeps an item off its own scratch (plan) */
+				if (dhi > item)
+					atomicExch(&a.fuse[2], 1);
+				for (uint64_t b = dlo; b < dhi && b < item; b++)
+					while (done[b] == 0)
+						__nanosleep(64);
+				__threadfence();
+				base_s = prefix;
+			}
+		}
+		__syncthreads();
+		base = base_s;
+		if (u < a.nunits)
+		{
+			a.bases[u] = base + dst[tid];
+			a.sizes[u] = bytes;
+		}
+		__syncthreads();
+
+		/* codes: whole 8-byte words of the code area, then the edge bytes */
+		{
+			uint8_t    *codes = a.tile + a.codes_at;
+			uint64_t	w_lo = (base + 7) / 8,
+						w_hi = (base + total) / 8;
+
+			for (uint64_t w = w_lo + tid; w < w_hi; w += PLACE_DEPTH * PLACE_THREADS)
+			{
+				uint64_t	word[PLACE_DEPTH];
+
+				for (int k = 0; k < PLACE_DEPTH; k++)
+				{
+					uint64_t	ww = w + (uint64_t) k * PLACE_THREADS;
+					uint32_t	x = (uint32_t) (8 * ww - base);
+					unsigned	j;
+
+					word[k] = 0;
+					if (ww >= w_hi)
+						continue;
+					j = unit_at(dst, x);
+					if (x + 8 <= dst[j + 1])
+					{
+						uint64_t	at = src[j] + (x - dst[j]);
+						uint64_t	a0 = at & ~(uint64_t) 7;
+						unsigned	sh = (unsigned) (at - a0) * 8;
+						uint64_t	lo_w = __ldcg((const unsigned long long *) a0);
+						uint64_t	hi_w = sh ? __ldcg((const unsigned long long *) (a0 + 8)) : 0;
+
+						word[k] = (lo_w >> sh) | ((hi_w << 1) << (63 - sh));
+					}
+					else
+						for (unsigned b = 0; b < 8; b++)
+							word[k] |= (uint64_t) item_byte(src, dst, x + b) << (8 * b);
+				}
+				for (int k = 0; k < PLACE_DEPTH; k++)
+				{
+					uint64_t	ww = w + (uint64_t) k * PLACE_THREADS;
+
+					if (ww < w_hi)
+						*(uint64_t *) (codes + 8 * ww) = word[k];
+				}
+			}
+			if (w_lo > w_hi)	/* the item's codes lie inside one word */
+			{
+				if (tid < total)
+					codes[base + tid] = (uint8_t) item_byte(src, dst, tid);
+			}
+			else
+			{
+				uint32_t	head = (uint32_t) (8 * w_lo - base),
+							tail = (uint32_t) (base + total - 8 * w_hi);
+
+				if (tid < head)
+					codes[base + tid] = (uint8_t) item_byte(src, dst, tid);
+				else if (tid >= 8 && tid - 8 < tail)
+					codes[8 * w_hi + (tid - 8)] = (uint8_t) item_byte(src, dst, (uint32_t) (8 * w_hi - base) + tid - 8);
+			}
+		}
+
+		/* offsets: each value's unit-local offset plus its unit's base */
+		v0 = first[0];
+		{
+			uint64_t	nvalid = a.nunits - (uint64_t) item * PLACE_THREADS;
+
+			v1 = first[nvalid < PLACE_THREADS ? nvalid : PLACE_THREADS];
+		}
+		for (uint64_t v = v0 + tid; v < v1; v += PLACE_DEPTH * PLACE_THREADS)
+		{
+			uint64_t	local[PLACE_DEPTH];
+
+			for (int k = 0; k < PLACE_DEPTH; k++)
+				if (v + (uint64_t) k * PLACE_THREADS < v1)
+					local[k] = a.width == 4 ?
+						__ldcg((const unsigned int *) (a.tile + a.comp_at) + v + k * PLACE_THREADS) :
+						__ldcg((const unsigned long long *) (a.tile + a.comp_at) + v + k * PLACE_THREADS);
+			for (int k = 0; k < PLACE_DEPTH; k++)
+			{
+				uint64_t	vv = v + (uint64_t) k * PLACE_THREADS;
+				unsigned	j = 0;
+
+				if (vv >= v1)
+					continue;
+				for (unsigned step = PLACE_THREADS / 2; step > 0; step >>= 1)
+					j += first[j + step] <= vv ? step : 0;
+				gg_write_entry(a.tile + a.comp_at, vv, a.width, local[k] + base + dst[j]);
+			}
+		}
+		__syncthreads();
+		if (tid == 0)
+		{
+			__threadfence();
+			atomicExch(&a.blk_done[item], 1);
+		}
 	}
 }
 
 __global__ void __launch_bounds__(ENCODE_THREADS, ENCODE_MIN_BLOCKS)
-k_encode(const __grid_constant__ gg_encode_args a)
+k_encode(gg_encode_args a)
 {
 	__shared__ __align__(16) gg_encoder enc;
 	/* per thread: 32-byte sectors of codes and of offsets, 8 bytes of
 	 * padding so that neighbouring threads use different banks */
 	__shared__ __align__(16) uint64_t slots[ENCODE_THREADS][9];
-	/* blocks work in the order they start (placement waits on earlier ones) */
-	__shared__ uint32_t ticket;
-	uint64_t	u;
+	uint64_t	u = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
 
-	if (threadIdx.x == 0)
-		ticket = atomicAdd(&a.fuse[0], 1);
 	load_shared(&enc, a.enc_global, sizeof(gg_encoder));
 	__syncthreads();
-	u = (uint64_t) ticket * ENCODE_THREADS + threadIdx.x;
 	if (u < a.nunits)
-		gg_encode_unit(&enc, &a, u, (uint8_t *) slots[threadIdx.x]);
-	if (a.fuse[1] == 0)
-	{
-		__syncthreads();
-		/* read again: kept in a register across the encoder, it spilled */
-		place_block(a, *(volatile uint32_t *) &ticket);
-	}
+		gg_encode_unit(&enc, &a, u, (uint8_t *) slots[threadIdx.x]);	/* counts itself in blk_encoded */
 }
 
 /*
@@ -278,7 +430,7 @@ k_resolve(gg_encode_args a)
 {
 	uint64_t	u = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
 
-	if (u < a.nunits && a.fuse[1] != 0)	/* else placed by k_encode */
+	if (u < a.nunits && a.fuse[1] != 0)	/* else placed by k_place */
 		gg_resolve_unit(&a, u);
 }
 
@@ -294,7 +446,7 @@ k_unit_size(gg_encode_args a)
 /*
  * Chunk units [u0, u1), one warp each, compacted straight into the code
  * area; only for batches where a unit starts inside a value (else
- * k_encode placed them).  A chunk whose final bytes would cover its own
+ * k_place placed them).  A chunk whose final bytes would cover its own
  * scratch (parts of a long value that came out longer than their raw
  * bytes, by more than the gap) fails the call: fuse[2] = 2.
  */
@@ -307,7 +459,7 @@ k_compact(gg_encode_args a, uint64_t u0, uint64_t u1)
 	uint64_t	t = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
 	uint64_t	u = u0 + t / 32;
 
-	if (a.fuse[1] == 0 || a.fuse[2] != 0)
+	if (a.fuse[1] == 0 || a.fuse[2] != 0)	/* placed by k_place, or failed */
 		return;
 	if (!gg_chunk_direct(&a, u0, u1))
 	{
@@ -1709,6 +1861,8 @@ struct gsst_gpu
 	gsst_gpu_stats stats;
 	cudaStream_t stream;
 	cudaStream_t side;			/* copies that overlap the encoding kernel */
+	cudaStream_t follow;		/* placement beside the encoding kernel */
+	cudaEvent_t ev_follow_done;
 	cudaEvent_t ev_side_go,
 				ev_side_done;
 	cudaEvent_t ev_start,
@@ -1912,6 +2066,10 @@ release(gsst_gpu *ctx)
 		cudaStreamDestroy(ctx->stream);
 	if (ctx->side)
 		cudaStreamDestroy(ctx->side);
+	if (ctx->follow)
+		cudaStreamDestroy(ctx->follow);
+	if (ctx->ev_follow_done)
+		cudaEventDestroy(ctx->ev_follow_done);
 	if (ctx->ev_side_go)
 		cudaEventDestroy(ctx->ev_side_go);
 	if (ctx->ev_side_done)
@@ -2040,8 +2198,17 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 	}
 	/* the copy-back grid: 8 blocks per SM cover any chunk in a few strides */
 	ctx->copy_blocks = 8 * (unsigned) prop.multiProcessorCount;
-	INIT_CU(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+	{
+		int			least,
+					greatest;
+
+		/* the main stream first, so that placement never delays the encoder */
+		INIT_CU(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+		INIT_CU(cudaStreamCreateWithPriority(&ctx->stream, cudaStreamNonBlocking, greatest));
+		INIT_CU(cudaStreamCreateWithPriority(&ctx->follow, cudaStreamNonBlocking, least));
+	}
 	INIT_CU(cudaStreamCreateWithFlags(&ctx->side, cudaStreamNonBlocking));
+	INIT_CU(cudaEventCreateWithFlags(&ctx->ev_follow_done, cudaEventDisableTiming));
 	INIT_CU(cudaEventCreateWithFlags(&ctx->ev_side_go, cudaEventDisableTiming));
 	INIT_CU(cudaEventCreateWithFlags(&ctx->ev_side_done, cudaEventDisableTiming));
 	INIT_CU(cudaEventCreate(&ctx->ev_start));
@@ -2271,7 +2438,8 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 		size_t		fuse_at = gg_align_up(spill_at + plan.spill_bytes, 256);
 		size_t		status_at = fuse_at + 256;
 		size_t		done_at = gg_align_up(status_at + plan.nblocks * 8, 256);
-		size_t		vs_at = gg_align_up(done_at + plan.nblocks * 4, 256);
+		size_t		encoded_at = gg_align_up(done_at + plan.nblocks * 4, 256);
+		size_t		vs_at = gg_align_up(encoded_at + plan.nblocks * 4, 256);
 		size_t		scan_at = gg_align_up(vs_at + (plan.nblocks + 1) * 8, 256);
 
 		work_need = scan_at + scan_bytes;
@@ -2287,9 +2455,10 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 		a.fuse = (uint32_t *) (ctx->d_work + fuse_at);
 		a.blk_status = (uint64_t *) (ctx->d_work + status_at);
 		a.blk_done = (uint32_t *) (ctx->d_work + done_at);
+		a.blk_encoded = (uint32_t *) (ctx->d_work + encoded_at);
 		a.blk_vs = (uint64_t *) (ctx->d_work + vs_at);
 		at = scan_at;
-		/* tickets, flags, block status and done: zero */
+		/* item counter, flags, block status, done and encoded: zero */
 		CU(cudaMemsetAsync(ctx->d_work + fuse_at, 0, vs_at - fuse_at, ctx->stream));
 	}
 	a.gap = plan.gap;
@@ -2388,8 +2557,18 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	prefix_count = plan.layout.comp_at + (plan.layout.codes_at - plan.layout.splits_end);
 
 	CU(cudaEventRecord(ctx->ev_kernel, ctx->stream));
+	/*
+	 * Placement beside the encoder, on a low-priority stream: its blocks
+	 * take only slots the encoder's blocks leave free, and wait for those.
+	 */
+	CU(cudaStreamWaitEvent(ctx->follow, ctx->ev_kernel, 0));
+	k_place<<<plan.nblocks < ctx->copy_blocks ? (unsigned) plan.nblocks : ctx->copy_blocks,
+		PLACE_THREADS, 0, ctx->follow>>>(a, (uint32_t) plan.nblocks);
+	CU_LAUNCH("place kernel");
+	CU(cudaEventRecord(ctx->ev_follow_done, ctx->follow));
 	k_encode<<<blocks_for(plan.nunits, ENCODE_THREADS), ENCODE_THREADS, 0, ctx->stream>>>(a);
 	CU_LAUNCH("encode kernel");
+	CU(cudaStreamWaitEvent(ctx->stream, ctx->ev_follow_done, 0));
 	CU(cudaEventRecord(ctx->ev_stage[0], ctx->stream));
 	k_resolve<<<blocks_for(plan.nunits, 256), 256, 0, ctx->stream>>>(a);
 	CU_LAUNCH("resolve kernel");

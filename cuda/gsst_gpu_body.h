@@ -115,14 +115,16 @@ typedef struct gg_encode_args
 	uint64_t	spill_from;		/* the scratch offset that spill[0] stands for */
 	uint64_t	spill_bytes;
 	/*
-	 * Placement inside k_encode (batches where no unit starts inside a
-	 * value): blocks take tickets, find their base by a look-back over
-	 * the blocks before, and copy their units' codes to their final place
-	 * once the blocks whose scratch that covers are done.
+	 * Placement beside the encoder (k_place; batches where no unit starts
+	 * inside a value): the units of each encoder block are placed once the
+	 * block is done, their base found by a look-back over the blocks before,
+	 * after the blocks whose scratch their final bytes cover are placed.
 	 */
-	uint32_t   *fuse;			/* [0] next ticket, [1] some unit starts inside a value */
+	uint32_t   *fuse;			/* [0] next block to place, [1] some unit starts
+								 * inside a value, [2] placement failed */
 	uint64_t   *blk_status;		/* per block: code bytes | GG_BLK_* */
 	uint32_t   *blk_done;		/* per block: its scratch is consumed */
+	uint32_t   *blk_encoded;	/* per block: its threads that finished encoding */
 	uint64_t   *blk_vs;			/* per block: its first unit's scratch offset (nblocks + 1) */
 	uint32_t	blk_units;		/* units per encoder block */
 	uint8_t    *tile;
@@ -1265,6 +1267,18 @@ gg_encode_values(const gg_encoder *enc, const gg_encode_args *a, const gg_win *w
 		gg_encode_values_w(enc, a, win, pk, v, ve, whole_start, entry_slot, 8);
 }
 
+/* unit u's record, codes and offsets are out: count it for placement */
+GG_FN void
+gg_signal_encoded(const gg_encode_args *a, uint64_t u)
+{
+#ifdef __CUDA_ARCH__
+	__threadfence();
+	atomicAdd(&a->blk_encoded[u / a->blk_units], 1);
+#else
+	a->blk_encoded[u / a->blk_units]++;
+#endif
+}
+
 /* ---- encode: one unit (one thread) ---- */
 
 /* slot: 64 bytes, 8-aligned, private to the thread (shared memory) */
@@ -1354,6 +1368,7 @@ gg_encode_unit(const gg_encoder *enc, const gg_encode_args *a, uint64_t u, uint8
 	}
 	gg_pack_finish(&pk);
 	a->units[u] = rec;
+	gg_signal_encoded(a, u);
 }
 
 /*

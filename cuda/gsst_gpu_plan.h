@@ -86,7 +86,8 @@ gg_plan_encode(gg_plan *p, uint64_t n, uint64_t off0, uint64_t last_start, uint6
 			gap = 2 * GG_BLOCK_UNITS * unit_area;
 		p->gap = (gap + 255) & ~(uint64_t) 255;
 		p->chunk_units = p->gap / unit_area;
-		p->spill_from = p->scratch_bytes > unit_area ? p->scratch_bytes - unit_area : 0;
+		/* 32-aligned, as the scratch base is: the encoder stores whole sectors */
+		p->spill_from = p->scratch_bytes > unit_area ? (p->scratch_bytes - unit_area) & ~(uint64_t) 31 : 0;
 		p->spill_bytes = p->gap + p->scratch_bytes - p->spill_from + 256;
 		p->nblocks = (p->nunits + GG_BLOCK_UNITS - 1) / GG_BLOCK_UNITS;
 	}

@@ -149,7 +149,11 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	memset(a.spill, 0x5A, plan.spill_bytes);
 	a.fuse = calloc(4, sizeof(uint32_t));
 	a.blk_vs = malloc((plan.nblocks + 1) * sizeof(uint64_t));
+	a.blk_encoded = calloc(plan.nblocks + 1, sizeof(uint32_t));
 	a.blk_units = GG_BLOCK_UNITS;
+	/* the GPU stores whole 32-byte sectors of scratch: both areas' offsets must keep them aligned */
+	if (plan.gap % 32 != 0 || plan.spill_from % 32 != 0)
+		emu_place_errors++;
 	a.tile = tile;
 	a.comp_at = plan.layout.comp_at;
 	a.raw_at = plan.layout.raw_at;
@@ -236,6 +240,7 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	free(a.spill);
 	free(a.fuse);
 	free(a.blk_vs);
+	free(a.blk_encoded);
 	free(a.units);
 	free(a.starts);
 	free(a.sizes);
