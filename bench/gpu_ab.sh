@@ -9,6 +9,6 @@ shift 3
 for ((r = 0; r < rounds; r++)); do
 	for b in "$@"; do
 		echo "== $b"
-		"$b" bench "$file" "$bytes" --runs 10 2>&1 | grep -E 'encode|decode' | head -4
+		timeout 150 "$b" bench "$file" "$bytes" --runs 10 2>&1 | grep -E 'encode|decode' | head -4
 	done
 done

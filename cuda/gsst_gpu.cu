@@ -147,6 +147,9 @@ look_back(const gg_encode_args &a, uint64_t item, uint32_t total, unsigned lane)
 
 #define PLACE_THREADS GG_BLOCK_UNITS	/* one thread per unit of an item */
 #define PLACE_DEPTH 4					/* words per thread in flight */
+#ifndef PLACE_PATIENCE_NS
+#define PLACE_PATIENCE_NS 20000			/* beside the encoder: wait this long for the next item */
+#endif
 
 /* the last unit j of the item whose codes start at or before x (dst[] ascends) */
 static __device__ __forceinline__ unsigned
@@ -179,8 +182,54 @@ item_byte(const uint64_t *src, const uint32_t *dst, uint32_t x)
  * on the whole GPU once the encoder is done.  Data the encoder wrote is
  * read through L2 (__ldcg): L1 is not coherent across SMs.
  */
+static __device__ __forceinline__ uint64_t
+global_ns(void)
+{
+	uint64_t	t;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	return t;
+}
+
+/*
+ * The next item to place, once the encoder's block for it is done, or
+ * nitems: none left, or the next one was not done within patience_ns.
+ * Items are claimed in order (compare-and-swap), and only when done: a
+ * block never waits for the encoder, which may not run beside it (CUDA
+ * does not promise that kernels run concurrently).
+ */
+static __device__ uint32_t
+claim_item(const gg_encode_args &a, uint32_t nitems, uint64_t patience_ns)
+{
+	volatile unsigned int *next = (volatile unsigned int *) &a.fuse[0];
+	volatile unsigned int *encoded = (volatile unsigned int *) a.blk_encoded;
+	uint64_t	since = global_ns();
+
+	for (;;)
+	{
+		uint32_t	cur = *next;
+		uint64_t	left;
+
+		if (cur >= nitems)
+			return nitems;
+		left = a.nunits - (uint64_t) cur * PLACE_THREADS;
+		if (encoded[cur] < (left < PLACE_THREADS ? left : PLACE_THREADS))
+		{
+			if (global_ns() - since > patience_ns)
+				return nitems;
+			__nanosleep(200);
+			continue;
+		}
+		if (atomicCAS(&a.fuse[0], cur, cur + 1) == cur)
+		{
+			__threadfence();
+			return cur;
+		}
+	}
+}
+
 __global__ void __launch_bounds__(PLACE_THREADS)
-k_place(const __grid_constant__ gg_encode_args a, uint32_t nitems)
+k_place(const __grid_constant__ gg_encode_args a, uint32_t nitems, uint64_t patience_ns)
 {
 	__shared__ uint32_t item_s;
 	__shared__ uint64_t base_s;
@@ -209,18 +258,7 @@ k_place(const __grid_constant__ gg_encode_args a, uint32_t nitems)
 					hi;
 
 		if (tid == 0)
-		{
-			item_s = atomicAdd(&a.fuse[0], 1);
-			if (item_s < nitems)
-			{
-				volatile unsigned int *encoded = (volatile unsigned int *) a.blk_encoded;
-				uint64_t	left = a.nunits - (uint64_t) item_s * PLACE_THREADS;
-
-				while (encoded[item_s] < (left < PLACE_THREADS ? left : PLACE_THREADS))
-					__nanosleep(256);
-				__threadfence();
-			}
-		}
+			item_s = claim_item(a, nitems, patience_ns);
 		__syncthreads();
 		item = item_s;
 		if (item >= nitems)
@@ -2563,11 +2601,15 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	 */
 	CU(cudaStreamWaitEvent(ctx->follow, ctx->ev_kernel, 0));
 	k_place<<<plan.nblocks < ctx->copy_blocks ? (unsigned) plan.nblocks : ctx->copy_blocks,
-		PLACE_THREADS, 0, ctx->follow>>>(a, (uint32_t) plan.nblocks);
+		PLACE_THREADS, 0, ctx->follow>>>(a, (uint32_t) plan.nblocks, PLACE_PATIENCE_NS);
 	CU_LAUNCH("place kernel");
 	CU(cudaEventRecord(ctx->ev_follow_done, ctx->follow));
 	k_encode<<<blocks_for(plan.nunits, ENCODE_THREADS), ENCODE_THREADS, 0, ctx->stream>>>(a);
 	CU_LAUNCH("encode kernel");
+	/* what placement beside the encoder left: every item is done by now */
+	k_place<<<plan.nblocks < ctx->copy_blocks ? (unsigned) plan.nblocks : ctx->copy_blocks,
+		PLACE_THREADS, 0, ctx->stream>>>(a, (uint32_t) plan.nblocks, UINT64_MAX);
+	CU_LAUNCH("place kernel");
 	CU(cudaStreamWaitEvent(ctx->stream, ctx->ev_follow_done, 0));
 	CU(cudaEventRecord(ctx->ev_stage[0], ctx->stream));
 	k_resolve<<<blocks_for(plan.nunits, 256), 256, 0, ctx->stream>>>(a);
