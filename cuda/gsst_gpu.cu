@@ -146,7 +146,12 @@ look_back(const gg_encode_args &a, uint64_t item, uint32_t total, unsigned lane)
 }
 
 #define PLACE_THREADS GG_BLOCK_UNITS	/* one thread per unit of an item */
-#define PLACE_DEPTH 4					/* words per thread in flight */
+#ifndef PLACE_DEPTH
+#define PLACE_DEPTH 8				/* words per thread in flight (16 spills at 64 registers) */
+#endif
+#ifndef PLACE_BESIDE
+#define PLACE_BESIDE 1					/* also run it beside the encoder */
+#endif
 #ifndef PLACE_PATIENCE_NS
 #define PLACE_PATIENCE_NS 20000			/* beside the encoder: wait this long for the next item */
 #endif
@@ -203,8 +208,20 @@ claim_item(const gg_encode_args &a, uint32_t nitems, uint64_t patience_ns)
 {
 	volatile unsigned int *next = (volatile unsigned int *) &a.fuse[0];
 	volatile unsigned int *encoded = (volatile unsigned int *) a.blk_encoded;
-	uint64_t	since = global_ns();
+	uint64_t	since;
 
+	/*
+	 * After the encoder every item is ready: plain tickets (a compare-
+	 * and-swap per claim, from a thousand blocks at once, made the claims
+	 * the bottleneck).
+	 */
+	if (patience_ns == UINT64_MAX)
+	{
+		uint32_t	t = atomicAdd(&a.fuse[0], 1);
+
+		return t < nitems ? t : nitems;
+	}
+	since = global_ns();
 	for (;;)
 	{
 		uint32_t	cur = *next;
@@ -228,7 +245,10 @@ claim_item(const gg_encode_args &a, uint32_t nitems, uint64_t patience_ns)
 	}
 }
 
-__global__ void __launch_bounds__(PLACE_THREADS)
+#ifndef PLACE_MIN_BLOCKS
+#define PLACE_MIN_BLOCKS 8		/* 64 registers: fits where an encoder block fits */
+#endif
+__global__ void __launch_bounds__(PLACE_THREADS, PLACE_MIN_BLOCKS)
 k_place(const __grid_constant__ gg_encode_args a, uint32_t nitems, uint64_t patience_ns)
 {
 	__shared__ uint32_t item_s;
@@ -339,7 +359,9 @@ k_place(const __grid_constant__ gg_encode_args a, uint32_t nitems, uint64_t pati
 			{
 				uint64_t	word[PLACE_DEPTH];
 
-				for (int k = 0; k < PLACE_DEPTH; k++)
+#pragma unroll
+	#pragma unroll
+			for (int k = 0; k < PLACE_DEPTH; k++)
 				{
 					uint64_t	ww = w + (uint64_t) k * PLACE_THREADS;
 					uint32_t	x = (uint32_t) (8 * ww - base);
@@ -363,7 +385,9 @@ k_place(const __grid_constant__ gg_encode_args a, uint32_t nitems, uint64_t pati
 						for (unsigned b = 0; b < 8; b++)
 							word[k] |= (uint64_t) item_byte(src, dst, x + b) << (8 * b);
 				}
-				for (int k = 0; k < PLACE_DEPTH; k++)
+#pragma unroll
+	#pragma unroll
+			for (int k = 0; k < PLACE_DEPTH; k++)
 				{
 					uint64_t	ww = w + (uint64_t) k * PLACE_THREADS;
 
@@ -399,11 +423,13 @@ k_place(const __grid_constant__ gg_encode_args a, uint32_t nitems, uint64_t pati
 		{
 			uint64_t	local[PLACE_DEPTH];
 
+#pragma unroll
 			for (int k = 0; k < PLACE_DEPTH; k++)
 				if (v + (uint64_t) k * PLACE_THREADS < v1)
 					local[k] = a.width == 4 ?
 						__ldcg((const unsigned int *) (a.tile + a.comp_at) + v + k * PLACE_THREADS) :
 						__ldcg((const unsigned long long *) (a.tile + a.comp_at) + v + k * PLACE_THREADS);
+#pragma unroll
 			for (int k = 0; k < PLACE_DEPTH; k++)
 			{
 				uint64_t	vv = v + (uint64_t) k * PLACE_THREADS;
@@ -1900,7 +1926,8 @@ struct gsst_gpu
 	cudaStream_t stream;
 	cudaStream_t side;			/* copies that overlap the encoding kernel */
 	cudaStream_t follow;		/* placement beside the encoding kernel */
-	cudaEvent_t ev_follow_done;
+	cudaEvent_t ev_follow_done,
+				ev_planned;
 	cudaEvent_t ev_side_go,
 				ev_side_done;
 	cudaEvent_t ev_start,
@@ -2108,6 +2135,8 @@ release(gsst_gpu *ctx)
 		cudaStreamDestroy(ctx->follow);
 	if (ctx->ev_follow_done)
 		cudaEventDestroy(ctx->ev_follow_done);
+	if (ctx->ev_planned)
+		cudaEventDestroy(ctx->ev_planned);
 	if (ctx->ev_side_go)
 		cudaEventDestroy(ctx->ev_side_go);
 	if (ctx->ev_side_done)
@@ -2247,6 +2276,7 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 	}
 	INIT_CU(cudaStreamCreateWithFlags(&ctx->side, cudaStreamNonBlocking));
 	INIT_CU(cudaEventCreateWithFlags(&ctx->ev_follow_done, cudaEventDisableTiming));
+	INIT_CU(cudaEventCreateWithFlags(&ctx->ev_planned, cudaEventDisableTiming));
 	INIT_CU(cudaEventCreateWithFlags(&ctx->ev_side_go, cudaEventDisableTiming));
 	INIT_CU(cudaEventCreateWithFlags(&ctx->ev_side_done, cudaEventDisableTiming));
 	INIT_CU(cudaEventCreate(&ctx->ev_start));
@@ -2383,6 +2413,9 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 			   *h_prefix_up,
 			   *raw_side;
 	uint64_t   *h_code_bytes;
+	volatile uint32_t *h_crossing;
+	int			place,			/* launch the kernels of either way of placing */
+				compact;
 	double		t0;
 	float		ms;
 	int			rc = check_ctx(ctx);
@@ -2518,6 +2551,12 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	CU_LAUNCH("unit plan kernel");
 	k_raw_entries<<<blocks_for(n, 256), 256, 0, ctx->stream>>>(a, raw_side);
 	CU_LAUNCH("raw offsets kernel");
+	/* whether a unit starts inside a value, for the host once training ends */
+	h_crossing = (volatile uint32_t *) (ctx->h_pinned + SAMPLE_BLOB_BYTES + sizeof(gg_encoder) +
+										PREFIX_MAX_BYTES + 64);
+	*h_crossing = UINT32_MAX;
+	CU(cudaMemcpyAsync((void *) h_crossing, a.fuse + 1, 4, cudaMemcpyDeviceToHost, ctx->stream));
+	CU(cudaEventRecord(ctx->ev_planned, ctx->stream));
 
 	/* the table: given, or trained on the sample */
 	if (table_bytes == NULL)
@@ -2594,39 +2633,60 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	a.prefix = ctx->d_prefix;
 	prefix_count = plan.layout.comp_at + (plan.layout.codes_at - plan.layout.splits_end);
 
+	/*
+	 * Which way the codes are placed is on the device (fuse[1]), and
+	 * usually known here too by now: then only its kernels are launched
+	 * (each also checks the device's flag).
+	 */
+	place = compact = 1;
+	if (cudaEventQuery(ctx->ev_planned) == cudaSuccess && *h_crossing != UINT32_MAX)
+	{
+		place = *h_crossing == 0;
+		compact = !place;
+	}
 	CU(cudaEventRecord(ctx->ev_kernel, ctx->stream));
 	/*
 	 * Placement beside the encoder, on a low-priority stream: its blocks
-	 * take only slots the encoder's blocks leave free, and wait for those.
+	 * take only slots the encoder's blocks leave free.
 	 */
-	CU(cudaStreamWaitEvent(ctx->follow, ctx->ev_kernel, 0));
-	k_place<<<plan.nblocks < ctx->copy_blocks ? (unsigned) plan.nblocks : ctx->copy_blocks,
-		PLACE_THREADS, 0, ctx->follow>>>(a, (uint32_t) plan.nblocks, PLACE_PATIENCE_NS);
-	CU_LAUNCH("place kernel");
-	CU(cudaEventRecord(ctx->ev_follow_done, ctx->follow));
+	if (place && PLACE_BESIDE)
+	{
+		CU(cudaStreamWaitEvent(ctx->follow, ctx->ev_kernel, 0));
+		k_place<<<plan.nblocks < ctx->copy_blocks ? (unsigned) plan.nblocks : ctx->copy_blocks,
+			PLACE_THREADS, 0, ctx->follow>>>(a, (uint32_t) plan.nblocks, PLACE_PATIENCE_NS);
+		CU_LAUNCH("place kernel");
+		CU(cudaEventRecord(ctx->ev_follow_done, ctx->follow));
+	}
 	k_encode<<<blocks_for(plan.nunits, ENCODE_THREADS), ENCODE_THREADS, 0, ctx->stream>>>(a);
 	CU_LAUNCH("encode kernel");
-	/* what placement beside the encoder left: every item is done by now */
-	k_place<<<plan.nblocks < ctx->copy_blocks ? (unsigned) plan.nblocks : ctx->copy_blocks,
-		PLACE_THREADS, 0, ctx->stream>>>(a, (uint32_t) plan.nblocks, UINT64_MAX);
-	CU_LAUNCH("place kernel");
-	CU(cudaStreamWaitEvent(ctx->stream, ctx->ev_follow_done, 0));
 	CU(cudaEventRecord(ctx->ev_stage[0], ctx->stream));
-	k_resolve<<<blocks_for(plan.nunits, 256), 256, 0, ctx->stream>>>(a);
-	CU_LAUNCH("resolve kernel");
-	k_unit_size<<<blocks_for(plan.nunits, 256), 256, 0, ctx->stream>>>(a);
-	CU_LAUNCH("unit size kernel");
-	CU(cub::DeviceScan::ExclusiveSum(ctx->d_work + at, scan_bytes, a.sizes, a.bases,
-									 (int) plan.nunits, ctx->stream));
-	CU(cudaEventRecord(ctx->ev_stage[1], ctx->stream));
-	for (uint64_t u0 = 0; u0 < plan.nunits;)
+	if (place)
 	{
-		uint64_t	u1 = gg_chunk_stop(&plan, u0);
+		/* what placement beside the encoder left: every item is ready now */
+		k_place<<<plan.nblocks < ctx->copy_blocks ? (unsigned) plan.nblocks : ctx->copy_blocks,
+			PLACE_THREADS, 0, ctx->stream>>>(a, (uint32_t) plan.nblocks, UINT64_MAX);
+		CU_LAUNCH("place kernel");
+		if (PLACE_BESIDE)
+			CU(cudaStreamWaitEvent(ctx->stream, ctx->ev_follow_done, 0));
+	}
+	CU(cudaEventRecord(ctx->ev_stage[1], ctx->stream));
+	if (compact)
+	{
+		k_resolve<<<blocks_for(plan.nunits, 256), 256, 0, ctx->stream>>>(a);
+		CU_LAUNCH("resolve kernel");
+		k_unit_size<<<blocks_for(plan.nunits, 256), 256, 0, ctx->stream>>>(a);
+		CU_LAUNCH("unit size kernel");
+		CU(cub::DeviceScan::ExclusiveSum(ctx->d_work + at, scan_bytes, a.sizes, a.bases,
+										 (int) plan.nunits, ctx->stream));
+		for (uint64_t u0 = 0; u0 < plan.nunits;)
+		{
+			uint64_t	u1 = gg_chunk_stop(&plan, u0);
 
-		k_compact<<<blocks_for((u1 - u0) * 32, COMPACT_THREADS), COMPACT_THREADS, 0,
-			ctx->stream>>>(a, u0, u1);
-		CU_LAUNCH("compact kernel");
-		u0 = u1;
+			k_compact<<<blocks_for((u1 - u0) * 32, COMPACT_THREADS), COMPACT_THREADS, 0,
+				ctx->stream>>>(a, u0, u1);
+			CU_LAUNCH("compact kernel");
+			u0 = u1;
+		}
 	}
 	CU(cudaEventRecord(ctx->ev_stage[2], ctx->stream));
 	CU(cudaStreamWaitEvent(ctx->stream, ctx->ev_side_done, 0));
