@@ -797,7 +797,7 @@ bench_config(const char *name, const batch *b, const dev_batch *d, uint32_t spli
 		   name, split, unit, flags, r.ratio, r.enc, r.enc_kernel, median(enc_k), r.train_ms,
 		   *std::min_element(enc.begin(), enc.end()), *std::max_element(enc.begin(), enc.end()),
 		   r.dec, r.dec_kernel, r.dec_values, r.dec_values_kernel, (unsigned long long) r.extra);
-	printf("%-10s encode stages (median ms): encoder %.3f | placement after it %.3f | compaction %.3f | "
+	printf("%-10s encode stages (median ms): kernel %.3f | resolve+scan %.3f | compaction %.3f | "
 		   "splits+header %.3f\n", name, median(stage[0]), median(stage[1]), median(stage[2]),
 		   median(stage[3]));
 	fflush(stdout);

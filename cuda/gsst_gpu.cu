@@ -48,10 +48,9 @@
 #include "gsst_gpu_plan.h"
 
 #define GG_EXPORT extern "C" __attribute__((visibility("default")))
-#define FULL_MASK 0xffffffffu
 
 #ifndef ENCODE_THREADS
-#define ENCODE_THREADS GG_BLOCK_UNITS
+#define ENCODE_THREADS 128
 #endif
 #define COMPACT_THREADS 256
 #define DECODE_SPLIT_THREADS 64
@@ -105,352 +104,6 @@ load_shared(void *dst, const void *src, size_t bytes)
 #ifndef ENCODE_MIN_BLOCKS
 #define ENCODE_MIN_BLOCKS 8		/* 64 registers, no spill: 6% over 6 blocks (session 4) */
 #endif
-
-/*
- * The item's base in the code area (an item: the units of one encoder
- * block): publish its own code bytes, then warp 0 looks back over the
- * items before it, 32 at a time, to the nearest one that knows its
- * inclusive sum (a decoupled look-back; items are taken in order, so an
- * item only waits for items already taken).
- */
-static __device__ uint64_t
-look_back(const gg_encode_args &a, uint64_t item, uint32_t total, unsigned lane)
-{
-	volatile unsigned long long *status = (volatile unsigned long long *) a.blk_status;
-	uint64_t	prefix = 0;
-
-	if (lane == 0)
-		status[item] = (item == 0 ? GG_BLK_INCL : GG_BLK_AGG) | total;
-	for (int64_t k = (int64_t) item - 1; k >= 0; k -= 32)
-	{
-		int64_t		j = k - (int64_t) lane;
-		uint64_t	st = GG_BLK_INCL;	/* before item 0: nothing */
-		unsigned	incl;
-		unsigned	stop;
-
-		if (j >= 0)
-			while ((st = status[j]) == 0)
-				__nanosleep(32);
-		incl = __ballot_sync(FULL_MASK, (st & GG_BLK_INCL) != 0);
-		stop = incl ? __ffs(incl) - 1 : 32;
-		st = lane <= stop && j >= 0 ? st & GG_BLK_VALUE : 0;
-		for (int d = 16; d > 0; d >>= 1)
-			st += __shfl_xor_sync(FULL_MASK, st, d);
-		prefix += st;
-		if (incl)
-			break;
-	}
-	if (lane == 0 && item > 0)
-		status[item] = GG_BLK_INCL | (prefix + total);
-	return prefix;
-}
-
-#define PLACE_THREADS GG_BLOCK_UNITS	/* one thread per unit of an item */
-#ifndef PLACE_DEPTH
-#define PLACE_DEPTH 8				/* words per thread in flight (16 spills at 64 registers) */
-#endif
-#ifndef PLACE_BESIDE
-#define PLACE_BESIDE 1					/* also run it beside the encoder */
-#endif
-#ifndef PLACE_PATIENCE_NS
-#define PLACE_PATIENCE_NS 20000			/* beside the encoder: wait this long for the next item */
-#endif
-
-/* the last unit j of the item whose codes start at or before x (dst[] ascends) */
-static __device__ __forceinline__ unsigned
-unit_at(const uint32_t *dst, uint32_t x)
-{
-	unsigned	j = 0;
-
-	for (unsigned step = PLACE_THREADS / 2; step > 0; step >>= 1)
-		j += dst[j + step] <= x ? step : 0;
-	return j;
-}
-
-/* byte x of the item's codes, from its unit's scratch (read through L2) */
-static __device__ __forceinline__ uint32_t
-item_byte(const uint64_t *src, const uint32_t *dst, uint32_t x)
-{
-	unsigned	j = unit_at(dst, x);
-
-	return __ldcg((const unsigned char *) (src[j] + (x - dst[j])));
-}
-
-/*
- * Codes placed beside the encoder (batches where no unit starts inside a
- * value): a persistent grid on a low-priority stream takes items in order,
- * waits until the encoder's block for the item is done, finds its base by
- * a look-back, waits for the items whose scratch its final bytes cover to
- * be done, then copies the item's codes (one destination word per thread
- * at a time, its unit found in shared memory) and makes its values'
- * offsets tile offsets.  It runs in the slots the encoder leaves free, and
- * on the whole GPU once the encoder is done.  Data the encoder wrote is
- * read through L2 (__ldcg): L1 is not coherent across SMs.
- */
-static __device__ __forceinline__ uint64_t
-global_ns(void)
-{
-	uint64_t	t;
-
-	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-	return t;
-}
-
-/*
- * The next item to place, once the encoder's block for it is done, or
- * nitems: none left, or the next one was not done within patience_ns.
- * Items are claimed in order (compare-and-swap), and only when done: a
- * block never waits for the encoder, which may not run beside it (CUDA
- * does not promise that kernels run concurrently).
- */
-static __device__ uint32_t
-claim_item(const gg_encode_args &a, uint32_t nitems, uint64_t patience_ns)
-{
-	volatile unsigned int *next = (volatile unsigned int *) &a.fuse[0];
-	volatile unsigned int *encoded = (volatile unsigned int *) a.blk_encoded;
-	uint64_t	since;
-
-	/*
-	 * After the encoder every item is ready: plain tickets (a compare-
-	 * and-swap per claim, from a thousand blocks at once, made the claims
-	 * the bottleneck).
-	 */
-	if (patience_ns == UINT64_MAX)
-	{
-		uint32_t	t = atomicAdd(&a.fuse[0], 1);
-
-		return t < nitems ? t : nitems;
-	}
-	since = global_ns();
-	for (;;)
-	{
-		uint32_t	cur = *next;
-		uint64_t	left;
-
-		if (cur >= nitems)
-			return nitems;
-		left = a.nunits - (uint64_t) cur * PLACE_THREADS;
-		if (encoded[cur] < (left < PLACE_THREADS ? left : PLACE_THREADS))
-		{
-			if (global_ns() - since > patience_ns)
-				return nitems;
-			__nanosleep(200);
-			continue;
-		}
-		if (atomicCAS(&a.fuse[0], cur, cur + 1) == cur)
-		{
-			__threadfence();
-			return cur;
-		}
-	}
-}
-
-#ifndef PLACE_MIN_BLOCKS
-#define PLACE_MIN_BLOCKS 8		/* 64 registers: fits where an encoder block fits */
-#endif
-__global__ void __launch_bounds__(PLACE_THREADS, PLACE_MIN_BLOCKS)
-k_place(const __grid_constant__ gg_encode_args a, uint32_t nitems, uint64_t patience_ns)
-{
-	__shared__ uint32_t item_s;
-	__shared__ uint64_t base_s;
-	__shared__ uint32_t warp_total[PLACE_THREADS / 32];
-	__shared__ uint64_t src[PLACE_THREADS];			/* a unit's scratch */
-	__shared__ uint32_t dst[PLACE_THREADS + 1];		/* its codes' offset in the item */
-	__shared__ uint64_t first[PLACE_THREADS + 1];	/* its first value */
-	unsigned	tid = threadIdx.x,
-				lane = tid % 32,
-				warp = tid / 32;
-
-	if (a.fuse[1] != 0)			/* compaction does it */
-		return;
-	for (;;)
-	{
-		uint32_t	item,
-					bytes = 0,
-					incl,
-					before = 0,
-					total = 0;
-		uint64_t	u,
-					base,
-					v0,
-					v1;
-		uintptr_t	lo,
-					hi;
-
-		if (tid == 0)
-			item_s = claim_item(a, nitems, patience_ns);
-		__syncthreads();
-		item = item_s;
-		if (item >= nitems)
-			return;
-		u = (uint64_t) item * PLACE_THREADS + tid;
-		if (u < a.nunits)
-		{
-			gg_unit	   *r = &a.units[u];
-
-			bytes = __ldcg(&r->whole_bytes);
-			src[tid] = (uint64_t) gg_scratch_of(&a, u, __ldcg(&r->raw_start),
-												gg_next_raw_start(&a, u), &lo, &hi);
-			/* the units are contiguous: unit t's values are [first[t], first[t + 1]) */
-			if (tid == 0)
-				first[0] = __ldcg(&r->first_value);
-			first[tid + 1] = __ldcg(&r->end_value);
-		}
-		else
-		{
-			src[tid] = 0;
-			first[tid + 1] = UINT64_MAX;	/* past the batch: never a value's unit */
-		}
-		incl = bytes;
-		for (int d = 1; d < 32; d <<= 1)
-		{
-			uint32_t	y = __shfl_up_sync(FULL_MASK, incl, d);
-
-			incl += lane >= (unsigned) d ? y : 0;
-		}
-		if (lane == 31)
-			warp_total[warp] = incl;
-		__syncthreads();
-		for (unsigned w = 0; w < PLACE_THREADS / 32; w++)
-		{
-			before += w < warp ? warp_total[w] : 0;
-			total += warp_total[w];
-		}
-		dst[tid] = before + incl - bytes;
-		if (tid == PLACE_THREADS - 1)
-			dst[PLACE_THREADS] = total;
-		if (warp == 0)
-		{
-			uint64_t	prefix = look_back(a, item, total, lane);
-
-			if (lane == 0)
-			{
-				volatile unsigned int *done = (volatile unsigned int *) a.blk_done;
-				uint64_t	dlo,
-							dhi;
-
-				gg_block_deps(&a, nitems, prefix, prefix + total, &dlo, &dhi);
-				/* the gap keeps an item off its own scratch (plan) */
-				if (dhi > item)
-					atomicExch(&a.fuse[2], 1);
-				for (uint64_t b = dlo; b < dhi && b < item; b++)
-					while (done[b] == 0)
-						__nanosleep(64);
-				__threadfence();
-				base_s = prefix;
-			}
-		}
-		__syncthreads();
-		base = base_s;
-		if (u < a.nunits)
-		{
-			a.bases[u] = base + dst[tid];
-			a.sizes[u] = bytes;
-		}
-		__syncthreads();
-
-		/* codes: whole 8-byte words of the code area, then the edge bytes */
-		{
-			uint8_t    *codes = a.tile + a.codes_at;
-			uint64_t	w_lo = (base + 7) / 8,
-						w_hi = (base + total) / 8;
-
-			for (uint64_t w = w_lo + tid; w < w_hi; w += PLACE_DEPTH * PLACE_THREADS)
-			{
-				uint64_t	word[PLACE_DEPTH];
-
-#pragma unroll
-	#pragma unroll
-			for (int k = 0; k < PLACE_DEPTH; k++)
-				{
-					uint64_t	ww = w + (uint64_t) k * PLACE_THREADS;
-					uint32_t	x = (uint32_t) (8 * ww - base);
-					unsigned	j;
-
-					word[k] = 0;
-					if (ww >= w_hi)
-						continue;
-					j = unit_at(dst, x);
-					if (x + 8 <= dst[j + 1])
-					{
-						uint64_t	at = src[j] + (x - dst[j]);
-						uint64_t	a0 = at & ~(uint64_t) 7;
-						unsigned	sh = (unsigned) (at - a0) * 8;
-						uint64_t	lo_w = __ldcg((const unsigned long long *) a0);
-						uint64_t	hi_w = sh ? __ldcg((const unsigned long long *) (a0 + 8)) : 0;
-
-						word[k] = (lo_w >> sh) | ((hi_w << 1) << (63 - sh));
-					}
-					else
-						for (unsigned b = 0; b < 8; b++)
-							word[k] |= (uint64_t) item_byte(src, dst, x + b) << (8 * b);
-				}
-#pragma unroll
-	#pragma unroll
-			for (int k = 0; k < PLACE_DEPTH; k++)
-				{
-					uint64_t	ww = w + (uint64_t) k * PLACE_THREADS;
-
-					if (ww < w_hi)
-						*(uint64_t *) (codes + 8 * ww) = word[k];
-				}
-			}
-			if (w_lo > w_hi)	/* the item's codes lie inside one word */
-			{
-				if (tid < total)
-					codes[base + tid] = (uint8_t) item_byte(src, dst, tid);
-			}
-			else
-			{
-				uint32_t	head = (uint32_t) (8 * w_lo - base),
-							tail = (uint32_t) (base + total - 8 * w_hi);
-
-				if (tid < head)
-					codes[base + tid] = (uint8_t) item_byte(src, dst, tid);
-				else if (tid >= 8 && tid - 8 < tail)
-					codes[8 * w_hi + (tid - 8)] = (uint8_t) item_byte(src, dst, (uint32_t) (8 * w_hi - base) + tid - 8);
-			}
-		}
-
-		/* offsets: each value's unit-local offset plus its unit's base */
-		v0 = first[0];
-		{
-			uint64_t	nvalid = a.nunits - (uint64_t) item * PLACE_THREADS;
-
-			v1 = first[nvalid < PLACE_THREADS ? nvalid : PLACE_THREADS];
-		}
-		for (uint64_t v = v0 + tid; v < v1; v += PLACE_DEPTH * PLACE_THREADS)
-		{
-			uint64_t	local[PLACE_DEPTH];
-
-#pragma unroll
-			for (int k = 0; k < PLACE_DEPTH; k++)
-				if (v + (uint64_t) k * PLACE_THREADS < v1)
-					local[k] = a.width == 4 ?
-						__ldcg((const unsigned int *) (a.tile + a.comp_at) + v + k * PLACE_THREADS) :
-						__ldcg((const unsigned long long *) (a.tile + a.comp_at) + v + k * PLACE_THREADS);
-#pragma unroll
-			for (int k = 0; k < PLACE_DEPTH; k++)
-			{
-				uint64_t	vv = v + (uint64_t) k * PLACE_THREADS;
-				unsigned	j = 0;
-
-				if (vv >= v1)
-					continue;
-				for (unsigned step = PLACE_THREADS / 2; step > 0; step >>= 1)
-					j += first[j + step] <= vv ? step : 0;
-				gg_write_entry(a.tile + a.comp_at, vv, a.width, local[k] + base + dst[j]);
-			}
-		}
-		__syncthreads();
-		if (tid == 0)
-		{
-			__threadfence();
-			atomicExch(&a.blk_done[item], 1);
-		}
-	}
-}
-
 __global__ void __launch_bounds__(ENCODE_THREADS, ENCODE_MIN_BLOCKS)
 k_encode(gg_encode_args a)
 {
@@ -463,7 +116,7 @@ k_encode(gg_encode_args a)
 	load_shared(&enc, a.enc_global, sizeof(gg_encoder));
 	__syncthreads();
 	if (u < a.nunits)
-		gg_encode_unit(&enc, &a, u, (uint8_t *) slots[threadIdx.x]);	/* counts itself in blk_encoded */
+		gg_encode_unit(&enc, &a, u, (uint8_t *) slots[threadIdx.x]);
 }
 
 /*
@@ -494,7 +147,7 @@ k_resolve(gg_encode_args a)
 {
 	uint64_t	u = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
 
-	if (u < a.nunits && a.fuse[1] != 0)	/* else placed by k_place */
+	if (u < a.nunits)
 		gg_resolve_unit(&a, u);
 }
 
@@ -503,36 +156,36 @@ k_unit_size(gg_encode_args a)
 {
 	uint64_t	u = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
 
-	if (u < a.nunits && a.fuse[1] != 0)
+	if (u < a.nunits)
 		gg_unit_size(&a, u);
 }
 
 /*
- * Chunk units [u0, u1), one warp each, compacted straight into the code
- * area; only for batches where a unit starts inside a value (else
- * k_place placed them).  A chunk whose final bytes would cover its own
- * scratch (parts of a long value that came out longer than their raw
- * bytes, by more than the gap) fails the call: fuse[2] = 2.
+ * Chunk c = units [u0, u1), one warp each, compacted into its temp area
+ * (or straight into the tile); and, by the whole grid, chunk c - 1 =
+ * units [p0, u0) copied back from its temp area into the tile (p0 == u0:
+ * none).  One launch per chunk, plus one for the last copy-back.
  */
 #ifndef COMPACT_MIN_BLOCKS
 #define COMPACT_MIN_BLOCKS 4
 #endif
 __global__ void __launch_bounds__(COMPACT_THREADS, COMPACT_MIN_BLOCKS)
-k_compact(gg_encode_args a, uint64_t u0, uint64_t u1)
+k_compact(gg_encode_args a, uint64_t c, uint64_t p0, uint64_t u0, uint64_t u1)
 {
 	uint64_t	t = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
 	uint64_t	u = u0 + t / 32;
 
-	if (a.fuse[1] == 0 || a.fuse[2] != 0)	/* placed by k_place, or failed */
-		return;
-	if (!gg_chunk_direct(&a, u0, u1))
-	{
-		if (t == 0)
-			a.fuse[2] = 2;
-		return;
-	}
 	if (u < u1)
-		gg_compact_unit(&a, u, threadIdx.x % 32, 32);
+	{
+		bool		direct = gg_chunk_direct(&a, u0, u1);
+
+		gg_compact_unit(&a, u, threadIdx.x % 32, 32,
+						direct ? a.tile + a.codes_at : gg_chunk_temp(&a, c),
+						direct ? 0 : a.bases[u0]);
+	}
+	if (p0 < u0)
+		gg_copy_back(&a, p0, u0, gg_chunk_temp(&a, c - 1), (unsigned) t,
+					 gridDim.x * blockDim.x);
 }
 
 /* the split table with the index sentinels, and the header bytes */
@@ -545,8 +198,6 @@ k_finish(gg_encode_args a, uint64_t prefix_count)
 		gg_split_entry(&a, i);
 	if (i < prefix_count)
 		gg_prefix_byte(&a, i);
-	if (i == 0)
-		a.code_bytes_out[1] = a.fuse[2];	/* placement's check, for the host */
 }
 
 __global__ void __launch_bounds__(DECODE_SPLIT_THREADS)
@@ -599,6 +250,7 @@ k_selected_len(gg_decode_args a, uint64_t *lens)
 #endif
 #define WIDE_CODES 16			/* codes per lane in a wide step */
 #define VALUES_STAGE_BYTES 1024	/* per warp, for 32 values */
+#define FULL_MASK 0xffffffffu
 
 /*
  * A warp's output stage: bytes for global addresses base + i live in
@@ -1925,9 +1577,6 @@ struct gsst_gpu
 	gsst_gpu_stats stats;
 	cudaStream_t stream;
 	cudaStream_t side;			/* copies that overlap the encoding kernel */
-	cudaStream_t follow;		/* placement beside the encoding kernel */
-	cudaEvent_t ev_follow_done,
-				ev_planned;
 	cudaEvent_t ev_side_go,
 				ev_side_done;
 	cudaEvent_t ev_start,
@@ -2131,12 +1780,6 @@ release(gsst_gpu *ctx)
 		cudaStreamDestroy(ctx->stream);
 	if (ctx->side)
 		cudaStreamDestroy(ctx->side);
-	if (ctx->follow)
-		cudaStreamDestroy(ctx->follow);
-	if (ctx->ev_follow_done)
-		cudaEventDestroy(ctx->ev_follow_done);
-	if (ctx->ev_planned)
-		cudaEventDestroy(ctx->ev_planned);
 	if (ctx->ev_side_go)
 		cudaEventDestroy(ctx->ev_side_go);
 	if (ctx->ev_side_done)
@@ -2265,18 +1908,8 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 	}
 	/* the copy-back grid: 8 blocks per SM cover any chunk in a few strides */
 	ctx->copy_blocks = 8 * (unsigned) prop.multiProcessorCount;
-	{
-		int			least,
-					greatest;
-
-		/* the main stream first, so that placement never delays the encoder */
-		INIT_CU(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-		INIT_CU(cudaStreamCreateWithPriority(&ctx->stream, cudaStreamNonBlocking, greatest));
-		INIT_CU(cudaStreamCreateWithPriority(&ctx->follow, cudaStreamNonBlocking, least));
-	}
+	INIT_CU(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
 	INIT_CU(cudaStreamCreateWithFlags(&ctx->side, cudaStreamNonBlocking));
-	INIT_CU(cudaEventCreateWithFlags(&ctx->ev_follow_done, cudaEventDisableTiming));
-	INIT_CU(cudaEventCreateWithFlags(&ctx->ev_planned, cudaEventDisableTiming));
 	INIT_CU(cudaEventCreateWithFlags(&ctx->ev_side_go, cudaEventDisableTiming));
 	INIT_CU(cudaEventCreateWithFlags(&ctx->ev_side_done, cudaEventDisableTiming));
 	INIT_CU(cudaEventCreate(&ctx->ev_start));
@@ -2413,9 +2046,6 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 			   *h_prefix_up,
 			   *raw_side;
 	uint64_t   *h_code_bytes;
-	volatile uint32_t *h_crossing;
-	int			place,			/* launch the kernels of either way of placing */
-				compact;
 	double		t0;
 	float		ms;
 	int			rc = check_ctx(ctx);
@@ -2500,44 +2130,26 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	}
 	memset(&a, 0, sizeof(a));
 	{
-		size_t		units_at = 0;
+		size_t		units_at = gg_align_up(2 * plan.temp_bytes, 256);
 		size_t		starts_at = gg_align_up(units_at + plan.nunits * sizeof(gg_unit), 256);
 		size_t		sizes_at = gg_align_up(starts_at + (plan.nunits + 1) * sizeof(gg_piece), 256);
 		size_t		bases_at = gg_align_up(sizes_at + plan.nunits * 8, 256);
 		size_t		raw_at = gg_align_up(bases_at + plan.nunits * 8, 256);
-		size_t		spill_at = gg_align_up(raw_at + n * plan.layout.width, 256);
-		size_t		fuse_at = gg_align_up(spill_at + plan.spill_bytes, 256);
-		size_t		status_at = fuse_at + 256;
-		size_t		done_at = gg_align_up(status_at + plan.nblocks * 8, 256);
-		size_t		encoded_at = gg_align_up(done_at + plan.nblocks * 4, 256);
-		size_t		vs_at = gg_align_up(encoded_at + plan.nblocks * 4, 256);
-		size_t		scan_at = gg_align_up(vs_at + (plan.nblocks + 1) * 8, 256);
+		size_t		scan_at = gg_align_up(raw_at + n * plan.layout.width, 256);
 
 		work_need = scan_at + scan_bytes;
 		rc = ensure_buffer(ctx, &ctx->d_work, &ctx->work_cap, work_need);
 		if (rc != GSST_GPU_OK)
 			return rc;
+		a.temp = ctx->d_work;
+		a.temp_bytes = plan.temp_bytes;
 		a.units = (gg_unit *) (ctx->d_work + units_at);
 		a.starts = (gg_piece *) (ctx->d_work + starts_at);
 		a.sizes = (uint64_t *) (ctx->d_work + sizes_at);
 		a.bases = (uint64_t *) (ctx->d_work + bases_at);
 		raw_side = ctx->d_work + raw_at;
-		a.spill = ctx->d_work + spill_at;
-		a.fuse = (uint32_t *) (ctx->d_work + fuse_at);
-		a.blk_status = (uint64_t *) (ctx->d_work + status_at);
-		a.blk_done = (uint32_t *) (ctx->d_work + done_at);
-		a.blk_encoded = (uint32_t *) (ctx->d_work + encoded_at);
-		a.blk_vs = (uint64_t *) (ctx->d_work + vs_at);
 		at = scan_at;
-		/* item counter, flags, block status, done and encoded: zero */
-		CU(cudaMemsetAsync(ctx->d_work + fuse_at, 0, vs_at - fuse_at, ctx->stream));
 	}
-	a.gap = plan.gap;
-	a.spill_from = plan.spill_from;
-	a.spill_bytes = plan.spill_bytes;
-	a.scratch_bytes = plan.scratch_bytes;
-	a.raw_bytes = plan.raw_bytes;
-	a.blk_units = ENCODE_THREADS;
 	a.data = (const uint8_t *) d_data;
 	a.off = off;
 	a.enc_global = ctx->d_enc;
@@ -2551,12 +2163,6 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	CU_LAUNCH("unit plan kernel");
 	k_raw_entries<<<blocks_for(n, 256), 256, 0, ctx->stream>>>(a, raw_side);
 	CU_LAUNCH("raw offsets kernel");
-	/* whether a unit starts inside a value, for the host once training ends */
-	h_crossing = (volatile uint32_t *) (ctx->h_pinned + SAMPLE_BLOB_BYTES + sizeof(gg_encoder) +
-										PREFIX_MAX_BYTES + 64);
-	*h_crossing = UINT32_MAX;
-	CU(cudaMemcpyAsync((void *) h_crossing, a.fuse + 1, 4, cudaMemcpyDeviceToHost, ctx->stream));
-	CU(cudaEventRecord(ctx->ev_planned, ctx->stream));
 
 	/* the table: given, or trained on the sample */
 	if (table_bytes == NULL)
@@ -2633,60 +2239,27 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	a.prefix = ctx->d_prefix;
 	prefix_count = plan.layout.comp_at + (plan.layout.codes_at - plan.layout.splits_end);
 
-	/*
-	 * Which way the codes are placed is on the device (fuse[1]), and
-	 * usually known here too by now: then only its kernels are launched
-	 * (each also checks the device's flag).
-	 */
-	place = compact = 1;
-	if (cudaEventQuery(ctx->ev_planned) == cudaSuccess && *h_crossing != UINT32_MAX)
-	{
-		place = *h_crossing == 0;
-		compact = !place;
-	}
 	CU(cudaEventRecord(ctx->ev_kernel, ctx->stream));
-	/*
-	 * Placement beside the encoder, on a low-priority stream: its blocks
-	 * take only slots the encoder's blocks leave free.
-	 */
-	if (place && PLACE_BESIDE)
-	{
-		CU(cudaStreamWaitEvent(ctx->follow, ctx->ev_kernel, 0));
-		k_place<<<plan.nblocks < ctx->copy_blocks ? (unsigned) plan.nblocks : ctx->copy_blocks,
-			PLACE_THREADS, 0, ctx->follow>>>(a, (uint32_t) plan.nblocks, PLACE_PATIENCE_NS);
-		CU_LAUNCH("place kernel");
-		CU(cudaEventRecord(ctx->ev_follow_done, ctx->follow));
-	}
 	k_encode<<<blocks_for(plan.nunits, ENCODE_THREADS), ENCODE_THREADS, 0, ctx->stream>>>(a);
 	CU_LAUNCH("encode kernel");
 	CU(cudaEventRecord(ctx->ev_stage[0], ctx->stream));
-	if (place)
-	{
-		/* what placement beside the encoder left: every item is ready now */
-		k_place<<<plan.nblocks < ctx->copy_blocks ? (unsigned) plan.nblocks : ctx->copy_blocks,
-			PLACE_THREADS, 0, ctx->stream>>>(a, (uint32_t) plan.nblocks, UINT64_MAX);
-		CU_LAUNCH("place kernel");
-		if (PLACE_BESIDE)
-			CU(cudaStreamWaitEvent(ctx->stream, ctx->ev_follow_done, 0));
-	}
+	k_resolve<<<blocks_for(plan.nunits, 256), 256, 0, ctx->stream>>>(a);
+	CU_LAUNCH("resolve kernel");
+	k_unit_size<<<blocks_for(plan.nunits, 256), 256, 0, ctx->stream>>>(a);
+	CU_LAUNCH("unit size kernel");
+	CU(cub::DeviceScan::ExclusiveSum(ctx->d_work + at, scan_bytes, a.sizes, a.bases,
+									 (int) plan.nunits, ctx->stream));
 	CU(cudaEventRecord(ctx->ev_stage[1], ctx->stream));
-	if (compact)
+	for (uint64_t c = 0, p0 = 0, u0 = 0; p0 < plan.nunits; c++)
 	{
-		k_resolve<<<blocks_for(plan.nunits, 256), 256, 0, ctx->stream>>>(a);
-		CU_LAUNCH("resolve kernel");
-		k_unit_size<<<blocks_for(plan.nunits, 256), 256, 0, ctx->stream>>>(a);
-		CU_LAUNCH("unit size kernel");
-		CU(cub::DeviceScan::ExclusiveSum(ctx->d_work + at, scan_bytes, a.sizes, a.bases,
-										 (int) plan.nunits, ctx->stream));
-		for (uint64_t u0 = 0; u0 < plan.nunits;)
-		{
-			uint64_t	u1 = gg_chunk_stop(&plan, u0);
+		uint64_t	u1 = u0 < plan.nunits ? gg_chunk_stop(&plan, u0) : plan.nunits;
+		unsigned	blocks = blocks_for((u1 - u0) * 32, COMPACT_THREADS);
 
-			k_compact<<<blocks_for((u1 - u0) * 32, COMPACT_THREADS), COMPACT_THREADS, 0,
-				ctx->stream>>>(a, u0, u1);
-			CU_LAUNCH("compact kernel");
-			u0 = u1;
-		}
+		k_compact<<<blocks > ctx->copy_blocks ? blocks : ctx->copy_blocks, COMPACT_THREADS, 0,
+			ctx->stream>>>(a, c, p0, u0, u1);
+		CU_LAUNCH("compact kernel");
+		p0 = u0;
+		u0 = u1;
 	}
 	CU(cudaEventRecord(ctx->ev_stage[2], ctx->stream));
 	CU(cudaStreamWaitEvent(ctx->stream, ctx->ev_side_done, 0));
@@ -2694,15 +2267,10 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 		256, 0, ctx->stream>>>(a, prefix_count);
 	CU_LAUNCH("split table and header kernel");
 	CU(cudaEventRecord(ctx->ev_kernel_end, ctx->stream));
-	CU(cudaMemcpyAsync(h_code_bytes, ctx->d_code_bytes, 16, cudaMemcpyDeviceToHost, ctx->stream));
+	CU(cudaMemcpyAsync(h_code_bytes, ctx->d_code_bytes, 8, cudaMemcpyDeviceToHost, ctx->stream));
 	CU(cudaEventRecord(ctx->ev_end, ctx->stream));
 	CU(cudaStreamSynchronize(ctx->stream));
 
-	if (h_code_bytes[1] == 2)
-		return set_error(ctx, GSST_GPU_ERR_LIMIT,
-						 "encode: parts of a long value expanded past the scratch gap; encode this batch on the CPU");
-	if (h_code_bytes[1] != 0)
-		return set_error(ctx, GSST_GPU_ERR_CUDA, "encode: a block's final bytes reached its own scratch");
 	*tile_len = plan.layout.codes_at + *h_code_bytes;
 	CU(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_end));
 	ctx->stats.total_ms = ms;

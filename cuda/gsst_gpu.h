@@ -91,10 +91,8 @@ typedef struct gsst_gpu_stats
 	double		train_ms;		/* host: sample read-back + training */
 	uint64_t	extra_device_bytes;	/* workspace the call used beyond its
 									 * input and output buffers */
-	/* encode only, events between its stages: the encoding kernel (and
-	 * placement beside it); placement left after it; resolve, scan and
-	 * compaction (batches where a unit starts inside a value); split
-	 * table and header */
+	/* encode only, events between its stages: the encoding kernel;
+	 * resolve and scan; compaction; split table and header */
 	double		stage_ms[4];
 } gsst_gpu_stats;
 

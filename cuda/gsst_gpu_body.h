@@ -104,29 +104,9 @@ typedef struct gg_encode_args
 	uint64_t	raw_bytes;
 	uint32_t	width;
 	uint8_t    *scratch;		/* in the tile's code area (see the plan) */
-	uint64_t	scratch_bytes;	/* the tile's room for it */
-	/*
-	 * A unit's scratch lies gap bytes further on than gg_unit_scratch says
-	 * (gg_scratch_of), so that final bytes never reach scratch of the
-	 * units near them; what passes the tile's room goes to spill.
-	 */
-	uint64_t	gap;
-	uint8_t    *spill;
-	uint64_t	spill_from;		/* the scratch offset that spill[0] stands for */
-	uint64_t	spill_bytes;
-	/*
-	 * Placement beside the encoder (k_place; batches where no unit starts
-	 * inside a value): the units of each encoder block are placed once the
-	 * block is done, their base found by a look-back over the blocks before,
-	 * after the blocks whose scratch their final bytes cover are placed.
-	 */
-	uint32_t   *fuse;			/* [0] next block to place, [1] some unit starts
-								 * inside a value, [2] placement failed */
-	uint64_t   *blk_status;		/* per block: code bytes | GG_BLK_* */
-	uint32_t   *blk_done;		/* per block: its scratch is consumed */
-	uint32_t   *blk_encoded;	/* per block: its threads that finished encoding */
-	uint64_t   *blk_vs;			/* per block: its first unit's scratch offset (nblocks + 1) */
-	uint32_t	blk_units;		/* units per encoder block */
+	uint64_t	scratch_bytes;
+	uint8_t    *temp;			/* compaction goes through it, a chunk at a time */
+	uint64_t	temp_bytes;
 	uint8_t    *tile;
 	uint64_t	comp_at;
 	uint64_t	raw_at;
@@ -943,25 +923,6 @@ gg_piece_at(const uint64_t *off, uint64_t n, uint64_t m, uint64_t *v, uint32_t *
 	*s = 0;
 }
 
-GG_FN uint64_t
-gg_unit_scratch(uint64_t u, uint64_t raw_start)
-{
-	/*
-	 * 32-aligned (whole sectors), and at least unit raw bytes + 33 apart:
-	 * codes never exceed the raw bytes, and the packer's last sector
-	 * write reaches at most 31 bytes past them.
-	 */
-	return ((raw_start + 31) & ~(uint64_t) 31) + 64 * u;
-}
-
-/* raw start (batch relative) of unit u's first piece; the batch's end for u = nunits */
-GG_FN uint64_t
-gg_piece_raw_start(const gg_encode_args *a, gg_piece p)
-{
-	return p.value < a->n ? gg_ld_off(a->off, p.value) + (uint64_t) p.seg * GG_SEG - a->off0 :
-		a->raw_bytes;
-}
-
 /*
  * Unit u's first piece, u in [0, nunits]; entry nunits is (n, 0).  Needs
  * only the offsets, so it runs while the host trains the table.
@@ -977,11 +938,6 @@ gg_plan_unit(const gg_encode_args *a, uint64_t u)
 	if (u < a->nunits)
 		gg_piece_at(a->off, a->n, a->off0 + u * a->unit_bytes, &p.value, &p.seg);
 	a->starts[u] = p;
-	if (p.seg > 0)
-		a->fuse[1] = 1;
-	if (u % a->blk_units == 0 || u == a->nunits)
-		a->blk_vs[(u + a->blk_units - 1) / a->blk_units] =
-			a->gap + gg_unit_scratch(u, gg_piece_raw_start(a, p));
 }
 
 /* the first value that starts in unit u or later */
@@ -1008,36 +964,15 @@ gg_raw_entry(const gg_encode_args *a, uint8_t *raw, uint64_t i)
 #define GG_COPY_DEPTH 4			/* words per lane in flight in compaction */
 #endif
 
-
-/*
- * Unit u's scratch, whose raw bytes are [raw_start, raw_next) of the
- * batch.  At offset gap + gg_unit_scratch() from the scratch base: in the
- * tile when the next unit's would start within its room, else in spill
- * (spill_from is at least one unit's area below the room's end, so a unit
- * never straddles the two).  *lo and *hi: the buffer it is in.
- */
-GG_FN uint8_t *
-gg_scratch_of(const gg_encode_args *a, uint64_t u, uint64_t raw_start, uint64_t raw_next,
-			  uintptr_t *lo, uintptr_t *hi)
-{
-	uint64_t	at = a->gap + gg_unit_scratch(u, raw_start);
-
-	if (a->gap + gg_unit_scratch(u + 1, raw_next) <= a->scratch_bytes)
-	{
-		*lo = (uintptr_t) a->scratch;
-		*hi = (uintptr_t) a->scratch + a->scratch_bytes;
-		return a->scratch + at;
-	}
-	*lo = (uintptr_t) a->spill;
-	*hi = (uintptr_t) a->spill + a->spill_bytes;
-	return a->spill + (at - a->spill_from);
-}
-
-/* from the plan, not the unit records: the next unit may not be encoded yet */
 GG_FN uint64_t
-gg_next_raw_start(const gg_encode_args *a, uint64_t u)
+gg_unit_scratch(uint64_t u, uint64_t raw_start)
 {
-	return gg_piece_raw_start(a, a->starts[u + 1]);
+	/*
+	 * 32-aligned (whole sectors), and at least unit raw bytes + 33 apart:
+	 * codes never exceed the raw bytes, and the packer's last sector
+	 * write reaches at most 31 bytes past them.
+	 */
+	return ((raw_start + 31) & ~(uint64_t) 31) + 64 * u;
 }
 
 /* the entry at address at fills its 32-byte sector of the slot: write it out */
@@ -1267,18 +1202,6 @@ gg_encode_values(const gg_encoder *enc, const gg_encode_args *a, const gg_win *w
 		gg_encode_values_w(enc, a, win, pk, v, ve, whole_start, entry_slot, 8);
 }
 
-/* unit u's record, codes and offsets are out: count it for placement */
-GG_FN void
-gg_signal_encoded(const gg_encode_args *a, uint64_t u)
-{
-#ifdef __CUDA_ARCH__
-	__threadfence();
-	atomicAdd(&a->blk_encoded[u / a->blk_units], 1);
-#else
-	a->blk_encoded[u / a->blk_units]++;
-#endif
-}
-
 /* ---- encode: one unit (one thread) ---- */
 
 /* slot: 64 bytes, 8-aligned, private to the thread (shared memory) */
@@ -1321,12 +1244,7 @@ gg_encode_unit(const gg_encoder *enc, const gg_encode_args *a, uint64_t u, uint8
 	win.lo = data + a->off0;
 	win.hi = data + a->off_end;
 	gg_win_seek(&win, data + pos);
-	{
-		uintptr_t	lo,
-					hi;
-
-		pk.base = gg_scratch_of(a, u, rec.raw_start, end - a->off0, &lo, &hi);
-	}
+	pk.base = a->scratch + gg_unit_scratch(u, rec.raw_start);
 	pk.slot = slot;
 	pk.acc = 0;
 	pk.fill = 0;
@@ -1368,7 +1286,6 @@ gg_encode_unit(const gg_encoder *enc, const gg_encode_args *a, uint64_t u, uint8
 	}
 	gg_pack_finish(&pk);
 	a->units[u] = rec;
-	gg_signal_encoded(a, u);
 }
 
 /*
@@ -1517,22 +1434,25 @@ gg_reencode_piece(const gg_encoder *enc, const gg_encode_args *a, uint64_t pos, 
 /*
  * ---- compaction: one unit per lane group ----
  *
- * The scratch lies in the tile's own code area, a gap further on than any
- * unit's final bytes reach (gg_scratch_of), so units are compacted
- * straight into the code area: by k_encode's blocks (gg_block_deps), or
- * a chunk of units at a time, each chunk overwriting only scratch of
- * chunks before it (gg_chunk_direct).
+ * The scratch lies in the tile's own code area, each unit's codes at or
+ * after the place they end up (a unit's final bytes never exceed its raw
+ * bytes).  So units are compacted a chunk at a time: the chunk's final
+ * bytes go to the temp area (gg_compact_unit with out = temp, out_base =
+ * the chunk's first base), then back into the code area (gg_copy_back),
+ * where they overwrite only scratch of this chunk and earlier ones; or
+ * straight into the code area when that misses the chunk's scratch
+ * (gg_chunk_direct).
  */
 GG_FN void
-gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nlanes)
+gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nlanes,
+				uint8_t *out, uint64_t out_base)
 {
 	const gg_unit *r = &a->units[u];
 	uint64_t	base = a->bases[u];
-	uint8_t    *dst = a->tile + a->codes_at + base;
-	uintptr_t	scr_lo,
-				scr_hi;
-	const uint8_t *scratch = gg_scratch_of(a, u, r->raw_start, gg_next_raw_start(a, u),
-										   &scr_lo, &scr_hi);
+	uint8_t    *dst = out + (base - out_base);
+	const uint8_t *scratch = a->scratch + gg_unit_scratch(u, r->raw_start);
+	uintptr_t	scr_lo = (uintptr_t) a->scratch;
+	uintptr_t	scr_hi = (uintptr_t) a->scratch + a->scratch_bytes;
 	uintptr_t	data_lo = (uintptr_t) a->data + a->off0;
 	uintptr_t	data_hi = (uintptr_t) a->data + a->off_end;
 	uint64_t	sp = 0;
@@ -1605,70 +1525,41 @@ gg_chunk_end(const gg_encode_args *a, uint64_t u1)
 
 /*
  * Whether units [u0, u1) can be compacted straight into the code area: their
- * final bytes all end before the first of their scratch (always, since the
- * scratch lies a gap further on, unless parts of a long value that were
- * encoded came out longer than their raw bytes).  Both
+ * final bytes all end before the first of their scratch (usual once the
+ * codes are shorter than the input, except near its start).  Both
  * compaction kernels decide it from the same device data.
  */
 GG_FN int
 gg_chunk_direct(const gg_encode_args *a, uint64_t u0, uint64_t u1)
 {
-	uintptr_t	lo,
-				hi;
-	const uint8_t *first = gg_scratch_of(a, u0, a->units[u0].raw_start, gg_next_raw_start(a, u0),
-										 &lo, &hi);
+	uint64_t	scratch_in_codes = (uint64_t) (a->scratch - (a->tile + a->codes_at));
 
-	/* spilled scratch is out of the final bytes' reach */
-	return lo != (uintptr_t) a->scratch ||
-		gg_chunk_end(a, u1) <= (uint64_t) (first - (a->tile + a->codes_at));
+	return gg_chunk_end(a, u1) <= scratch_in_codes + gg_unit_scratch(u0, a->units[u0].raw_start);
 }
 
-/* ---- placement inside the encoder (see gg_encode_args) ---- */
-
-#define GG_BLK_AGG		(1ull << 62)	/* a block's own code bytes */
-#define GG_BLK_INCL		(2ull << 62)	/* the code bytes up to its end */
-#define GG_BLK_VALUE	((1ull << 62) - 1)
-
 /*
- * The blocks [*lo, *hi) whose scratch meets the code area's [from, to):
- * those a block with final bytes there waits for.  Virtual offsets, so a
- * spilled block may count though it cannot be reached: waiting for it is
- * only cautious.
+ * Chunk c's temp area: two alternate, so that one launch compacts chunk c
+ * while it copies chunk c - 1 back (the copy writes only below chunk c's
+ * final bytes, over scratch already consumed, and reads the other area).
  */
-GG_FN void
-gg_block_deps(const gg_encode_args *a, uint64_t nblocks, uint64_t from, uint64_t to,
-			  uint64_t *lo, uint64_t *hi)
+GG_FN uint8_t *
+gg_chunk_temp(const gg_encode_args *a, uint64_t c)
 {
-	uint64_t	sic = (uint64_t) (a->scratch - (a->tile + a->codes_at));
-	uint64_t	l = 0,
-				h = nblocks;
+	return a->temp + (c & 1) * a->temp_bytes;
+}
 
-	*lo = *hi = 0;
-	if (from >= to)
+/* the final bytes of units [u0, u1), compacted in temp, into the tile */
+GG_FN void
+gg_copy_back(const gg_encode_args *a, uint64_t u0, uint64_t u1, const uint8_t *temp,
+			 unsigned lane, unsigned nlanes)
+{
+	uint64_t	from = a->bases[u0];
+	uint64_t	to = gg_chunk_end(a, u1);
+
+	if (gg_chunk_direct(a, u0, u1))
 		return;
-	/* the first block whose scratch ends after from */
-	while (l < h)
-	{
-		uint64_t	mid = l + (h - l) / 2;
-
-		if (sic + a->blk_vs[mid + 1] > from)
-			h = mid;
-		else
-			l = mid + 1;
-	}
-	*lo = l;
-	/* the first block whose scratch starts at or after to */
-	h = nblocks;
-	while (l < h)
-	{
-		uint64_t	mid = l + (h - l) / 2;
-
-		if (sic + a->blk_vs[mid] >= to)
-			h = mid;
-		else
-			l = mid + 1;
-	}
-	*hi = l;
+	gg_copy_lanes(a->tile + a->codes_at + from, temp, to - from, (uintptr_t) temp,
+				  (uintptr_t) temp + a->temp_bytes, lane, nlanes);
 }
 
 /* ---- split table, sentinels and header ---- */

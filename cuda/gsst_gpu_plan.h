@@ -10,9 +10,11 @@
 #include "gsst_gpu_body.h"
 #include "gsst_gpu_layout.h"
 
-#define GG_GAP_DIVISOR 8		/* the scratch gap: input / 8, or more (plan);
-								 * compaction chunks are that size */
-#define GG_BLOCK_UNITS 128		/* units per encoder block */
+#ifndef GG_TEMP_DIVISOR
+#define GG_TEMP_DIVISOR 4		/* each of compaction's two temp areas: input / 4
+								 * (7 chunks with 8 KiB units; 13 at input / 8
+								 * took 5% longer, H200) */
+#endif
 
 typedef struct gg_plan
 {
@@ -24,11 +26,8 @@ typedef struct gg_plan
 	uint64_t	units_per_split;
 	uint64_t	scratch_bytes;	/* in the tile, from its code area's first
 								 * 32-aligned address */
-	uint64_t	chunk_units;	/* units compacted by one launch (a gap's worth) */
-	uint64_t	gap;			/* see gg_scratch_of */
-	uint64_t	spill_from;
-	uint64_t	spill_bytes;
-	uint64_t	nblocks;		/* encoder blocks */
+	uint64_t	temp_bytes;		/* compaction's own area */
+	uint64_t	chunk_units;	/* units compacted through it at a time */
 } gg_plan;
 
 /*
@@ -69,40 +68,35 @@ gg_plan_encode(gg_plan *p, uint64_t n, uint64_t off0, uint64_t last_start, uint6
 	/* each unit's area: its raw bytes rounded to 32, plus 64 (see body) */
 	p->scratch_bytes = p->raw_bytes + 64 * p->nunits + 128;
 	/*
-	 * The scratch gap.  A unit spans at most unit + segment raw bytes (its
-	 * first piece starts at or after u * unit_bytes, its last one before the
-	 * next multiple), and its scratch area is at most that + 95 bytes.
-	 * Final bytes end at or before the raw end of their units (for parts of
-	 * long values: unless parts that were encoded came out longer than
-	 * their raw bytes), so a gap of two encoder blocks' spans keeps a block's
-	 * final bytes off its own scratch, and one of a chunk's span keeps a
-	 * compaction chunk's off its own.
+	 * A unit's final bytes are at most its raw bytes, less than one unit
+	 * plus one segment; a quarter of the input in each temp area makes
+	 * about 4 * (unit + segment) / unit chunks: 7 with 8 KiB units
 	 */
-	{
-		uint64_t	unit_area = unit_bytes + GSST_SEGMENT_BYTES + 128;
-		uint64_t	gap = p->raw_bytes / GG_GAP_DIVISOR;
-
-		if (gap < 2 * GG_BLOCK_UNITS * unit_area)
-			gap = 2 * GG_BLOCK_UNITS * unit_area;
-		p->gap = (gap + 255) & ~(uint64_t) 255;
-		p->chunk_units = p->gap / unit_area;
-		/* 32-aligned, as the scratch base is: the encoder stores whole sectors */
-		p->spill_from = p->scratch_bytes > unit_area ? (p->scratch_bytes - unit_area) & ~(uint64_t) 31 : 0;
-		p->spill_bytes = p->gap + p->scratch_bytes - p->spill_from + 256;
-		p->nblocks = (p->nunits + GG_BLOCK_UNITS - 1) / GG_BLOCK_UNITS;
-	}
+	p->temp_bytes = p->raw_bytes / GG_TEMP_DIVISOR;
+	if (p->temp_bytes < unit_bytes + GSST_SEGMENT_BYTES)
+		p->temp_bytes = unit_bytes + GSST_SEGMENT_BYTES;
+	p->temp_bytes = (p->temp_bytes + 255) & ~(uint64_t) 255;
+	p->chunk_units = p->temp_bytes / (unit_bytes + GSST_SEGMENT_BYTES);
 	return gg_compute_layout(&p->layout, gg_index_width(n, p->raw_bytes), table_bytes, n,
 							 p->nsplits);
 }
 
 /*
- * The compaction chunk that starts at unit u0 ends here: a gap's worth of
- * units, whose final bytes then end before their scratch (gg_chunk_direct).
+ * The compaction chunk that starts at unit u0 ends here.  The first chunk,
+ * compacted through temp because its final bytes cover its own scratch, is
+ * an eighth of chunk_units; the next ones double, up to chunk_units: a
+ * chunk [a, 2a) goes straight into the tile when its codes are at most
+ * half its input (its final bytes then end before its scratch), so for
+ * compressible data only the small first chunk makes the round trip
+ * through temp.  Every chunk fits a temp area.
  */
 static inline uint64_t
 gg_chunk_stop(const gg_plan *p, uint64_t u0)
 {
-	return p->nunits - u0 > p->chunk_units ? u0 + p->chunk_units : p->nunits;
+	uint64_t	first = p->chunk_units / 8 > 0 ? p->chunk_units / 8 : 1;
+	uint64_t	size = u0 == 0 ? first : u0 < p->chunk_units ? u0 : p->chunk_units;
+
+	return p->nunits - u0 > size ? u0 + size : p->nunits;
 }
 
 static inline void

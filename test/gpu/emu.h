@@ -12,54 +12,9 @@
 
 #include "gsst_gpu_plan.h"
 
-/*
- * Blocks placed by the encoder (no unit starts inside a value), chunks
- * compacted (otherwise), and placement checks that failed: a block whose
- * final bytes reach its own scratch, or gg_block_deps missing a block
- * whose scratch they meet.
- */
-static uint64_t emu_placed_blocks,
-			emu_chunks,
-			emu_place_errors;
-
-/*
- * k_encode's placement of block b (whose units are encoded), one block
- * after another: *code_bytes is the code bytes of the blocks before.
- * Every block's scratch is checked against the waits gg_block_deps gives.
- */
-static void
-emu_place_block(gg_encode_args *a, uint64_t nblocks, uint64_t b, unsigned nlanes,
-				uint64_t *code_bytes)
-{
-	uint64_t	u0 = b * a->blk_units;
-	uint64_t	u1 = u0 + a->blk_units < a->nunits ? u0 + a->blk_units : a->nunits;
-	uint64_t	from = *code_bytes,
-				lo,
-				hi;
-	uint64_t	sic = (uint64_t) (a->scratch - (a->tile + a->codes_at));
-
-	for (uint64_t u = u0; u < u1; u++)
-	{
-		a->bases[u] = *code_bytes;
-		a->sizes[u] = a->units[u].whole_bytes;
-		*code_bytes += a->units[u].whole_bytes;
-	}
-	gg_block_deps(a, nblocks, from, *code_bytes, &lo, &hi);
-	if (hi > b)
-		emu_place_errors++;
-	for (uint64_t k = 0; k < nblocks; k++)
-	{
-		int			meets = from < *code_bytes && sic + a->blk_vs[k] < *code_bytes &&
-			sic + a->blk_vs[k + 1] > from;
-
-		if (meets != (k >= lo && k < hi))
-			emu_place_errors++;
-	}
-	for (uint64_t u = u0; u < u1; u++)
-		for (unsigned lane = 0; lane < nlanes; lane++)
-			gg_compact_unit(a, u, lane, nlanes);
-	emu_placed_blocks++;
-}
+/* compaction chunks emulated, and how many went straight into the tile */
+static uint64_t emu_chunks,
+			emu_direct_chunks;
 
 /* Sample as the library does; fills values/lens (pointers into sample). */
 static size_t
@@ -106,7 +61,6 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	int			table_bytes = gsst_table_serialize(&enc->table, table, sizeof(table));
 	uint8_t    *prefix;
 	uint64_t	c = 0;
-	int			rc = GSST_OK;
 
 	if (table_bytes < 0 || n == 0 || !gg_sizes_valid(split_bytes, unit_bytes))
 	{
@@ -142,18 +96,9 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	a.scratch_bytes = plan.scratch_bytes;
 	a.scratch = tile + gg_align_up(plan.layout.codes_at, 32);
 	memset(a.scratch, 0xA5, plan.scratch_bytes);	/* poison */
-	a.gap = plan.gap;
-	a.spill_from = plan.spill_from;
-	a.spill_bytes = plan.spill_bytes;
-	a.spill = malloc(plan.spill_bytes);
-	memset(a.spill, 0x5A, plan.spill_bytes);
-	a.fuse = calloc(4, sizeof(uint32_t));
-	a.blk_vs = malloc((plan.nblocks + 1) * sizeof(uint64_t));
-	a.blk_encoded = calloc(plan.nblocks + 1, sizeof(uint32_t));
-	a.blk_units = GG_BLOCK_UNITS;
-	/* the GPU stores whole 32-byte sectors of scratch: both areas' offsets must keep them aligned */
-	if (plan.gap % 32 != 0 || plan.spill_from % 32 != 0)
-		emu_place_errors++;
+	a.temp_bytes = plan.temp_bytes;
+	a.temp = malloc(2 * plan.temp_bytes);
+	memset(a.temp, 0x5A, 2 * plan.temp_bytes);
 	a.tile = tile;
 	a.comp_at = plan.layout.comp_at;
 	a.raw_at = plan.layout.raw_at;
@@ -171,22 +116,12 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	memset(tile + plan.layout.raw_at, 0xC3, plan.layout.splits_at - plan.layout.raw_at);
 	for (uint64_t u = 0; u <= plan.nunits; u++)
 		gg_plan_unit(&a, u);
-	/*
-	 * Block by block, as k_encode's tickets go: a block's placement before
-	 * the next block's encoding, so that scratch written later over final
-	 * bytes would spoil them.
-	 */
-	for (uint64_t b = 0, code_bytes = 0; b < plan.nblocks; b++)
+	for (uint64_t u = 0; u < plan.nunits; u++)
 	{
-		for (uint64_t u = b * GG_BLOCK_UNITS; u < plan.nunits && u < (b + 1) * GG_BLOCK_UNITS; u++)
-		{
-			uint64_t	slot[8];	/* the thread's shared-memory slot */
+		uint64_t	slot[8];		/* the thread's shared-memory slot */
 
-			memset(slot, 0x77, sizeof(slot));
-			gg_encode_unit(genc, &a, u, (uint8_t *) slot);
-		}
-		if (a.fuse[1] == 0)
-			emu_place_block(&a, plan.nblocks, b, nlanes, &code_bytes);
+		memset(slot, 0x77, sizeof(slot));
+		gg_encode_unit(genc, &a, u, (uint8_t *) slot);
 	}
 	/* raw offsets into a side buffer, then copied into the tile */
 	{
@@ -197,57 +132,60 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 		memcpy(tile + plan.layout.raw_at, raw_side, n * plan.layout.width);
 		free(raw_side);
 	}
-	if (a.fuse[1] != 0)
+	for (uint64_t u = 0; u < plan.nunits; u++)
+		gg_resolve_unit(&a, u);
+	for (uint64_t u = 0; u < plan.nunits; u++)
+		gg_unit_size(&a, u);
 	{
 		uint64_t	sum = 0;
 
-		for (uint64_t u = 0; u < plan.nunits; u++)
-			gg_resolve_unit(&a, u);
-		for (uint64_t u = 0; u < plan.nunits; u++)
-			gg_unit_size(&a, u);
 		for (uint64_t u = 0; u < plan.nunits; u++)
 		{
 			a.bases[u] = sum;
 			sum += a.sizes[u];
 		}
-		for (uint64_t u0 = 0; u0 < plan.nunits;)
-		{
-			uint64_t	u1 = gg_chunk_stop(&plan, u0);
+	}
+	/*
+	 * As the GPU launches: chunk c compacted while chunk c - 1 is copied
+	 * back.  The copy goes first here, so that it would spoil anything of
+	 * chunk c's sources it wrongly overwrote.
+	 */
+	for (uint64_t c = 0, p0 = 0, u0 = 0; p0 < plan.nunits; c++)
+	{
+		uint64_t	u1 = u0 < plan.nunits ? gg_chunk_stop(&plan, u0) : plan.nunits;
 
-			if (!gg_chunk_direct(&a, u0, u1))
-			{
-				/* as the library: the call fails (the worker encodes on the CPU) */
-				rc = GSST_ERR_SPACE;
-				break;
-			}
-			/* three lanes, to exercise the striding the grid uses */
+		/* three lanes, to exercise the striding the grid uses */
+		if (p0 < u0)
+			for (unsigned lane = 0; lane < 3; lane++)
+				gg_copy_back(&a, p0, u0, gg_chunk_temp(&a, c - 1), lane, 3);
+		if (u0 < u1)
+		{
+			int			direct = gg_chunk_direct(&a, u0, u1);
+
 			for (uint64_t u = u0; u < u1; u++)
 				for (unsigned lane = 0; lane < nlanes; lane++)
-					gg_compact_unit(&a, u, lane, nlanes);
+					gg_compact_unit(&a, u, lane, nlanes, direct ? a.tile + a.codes_at : gg_chunk_temp(&a, c),
+									direct ? 0 : a.bases[u0]);
+			emu_direct_chunks += direct;
 			emu_chunks++;
-			u0 = u1;
 		}
+		p0 = u0;
+		u0 = u1;
 	}
-	if (rc == GSST_OK)
-	{
-		for (uint64_t k = 0; k <= plan.nsplits; k++)
-			gg_split_entry(&a, k);
-		for (uint64_t i = 0; i < plan.layout.comp_at + (plan.layout.codes_at - plan.layout.splits_end); i++)
-			gg_prefix_byte(&a, i);
-		*tile_len = plan.layout.codes_at + c;
-	}
+	for (uint64_t k = 0; k <= plan.nsplits; k++)
+		gg_split_entry(&a, k);
+	for (uint64_t i = 0; i < plan.layout.comp_at + (plan.layout.codes_at - plan.layout.splits_end); i++)
+		gg_prefix_byte(&a, i);
+	*tile_len = plan.layout.codes_at + c;
 
-	free(a.spill);
-	free(a.fuse);
-	free(a.blk_vs);
-	free(a.blk_encoded);
+	free(a.temp);
 	free(a.units);
 	free(a.starts);
 	free(a.sizes);
 	free(a.bases);
 	free(prefix);
 	free(genc);
-	return rc;
+	return GSST_OK;
 }
 
 static int
