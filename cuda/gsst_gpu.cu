@@ -175,6 +175,12 @@ k_compact(gg_encode_args a, uint64_t c, uint64_t p0, uint64_t u0, uint64_t u1)
 	uint64_t	t = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
 	uint64_t	u = u0 + t / 32;
 
+	if (u0 < u1 && !gg_chunk_safe(&a, u0, u1))
+	{
+		if (t == 0)
+			a.code_bytes_out[1] = 1;	/* the host fails the call */
+		return;
+	}
 	if (u < u1)
 	{
 		bool		direct = gg_chunk_direct(&a, u0, u1);
@@ -2159,6 +2165,7 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	a.nunits = plan.nunits;
 	a.unit_bytes = ctx->cfg.unit_bytes;
 	a.width = plan.layout.width;
+	CU(cudaMemsetAsync(ctx->d_code_bytes + 1, 0, 8, ctx->stream));	/* compaction's failure flag */
 	k_plan_units<<<blocks_for(plan.nunits + 1, 256), 256, 0, ctx->stream>>>(a);
 	CU_LAUNCH("unit plan kernel");
 	k_raw_entries<<<blocks_for(n, 256), 256, 0, ctx->stream>>>(a, raw_side);
@@ -2267,10 +2274,14 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 		256, 0, ctx->stream>>>(a, prefix_count);
 	CU_LAUNCH("split table and header kernel");
 	CU(cudaEventRecord(ctx->ev_kernel_end, ctx->stream));
-	CU(cudaMemcpyAsync(h_code_bytes, ctx->d_code_bytes, 8, cudaMemcpyDeviceToHost, ctx->stream));
+	CU(cudaMemcpyAsync(h_code_bytes, ctx->d_code_bytes, 16, cudaMemcpyDeviceToHost, ctx->stream));
 	CU(cudaEventRecord(ctx->ev_end, ctx->stream));
 	CU(cudaStreamSynchronize(ctx->stream));
 
+	if (h_code_bytes[1] != 0)
+		return set_error(ctx, GSST_GPU_ERR_LIMIT,
+						 "encode: parts of a long value came out longer than their raw bytes by too much; "
+						 "encode this batch on the CPU");
 	*tile_len = plan.layout.codes_at + *h_code_bytes;
 	CU(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_end));
 	ctx->stats.total_ms = ms;

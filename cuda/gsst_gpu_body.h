@@ -1538,6 +1538,23 @@ gg_chunk_direct(const gg_encode_args *a, uint64_t u0, uint64_t u1)
 }
 
 /*
+ * Whether compacting chunk [u0, u1) is safe: its final bytes fit a temp
+ * area when they go through one, and the final bytes before u0 end before
+ * u0's scratch (the previous chunk is copied back while this one is
+ * read).  Parts of a long value that came out longer than their raw bytes
+ * can break both; the call then fails (the worker encodes on the CPU).
+ */
+GG_FN int
+gg_chunk_safe(const gg_encode_args *a, uint64_t u0, uint64_t u1)
+{
+	uint64_t	scratch_in_codes = (uint64_t) (a->scratch - (a->tile + a->codes_at));
+
+	if (!gg_chunk_direct(a, u0, u1) && gg_chunk_end(a, u1) - a->bases[u0] > a->temp_bytes)
+		return 0;
+	return a->bases[u0] <= scratch_in_codes + gg_unit_scratch(u0, a->units[u0].raw_start);
+}
+
+/*
  * Chunk c's temp area: two alternate, so that one launch compacts chunk c
  * while it copies chunk c - 1 back (the copy writes only below chunk c's
  * final bytes, over scratch already consumed, and reads the other area).

@@ -61,6 +61,7 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	int			table_bytes = gsst_table_serialize(&enc->table, table, sizeof(table));
 	uint8_t    *prefix;
 	uint64_t	c = 0;
+	int			rc = GSST_OK;
 
 	if (table_bytes < 0 || n == 0 || !gg_sizes_valid(split_bytes, unit_bytes))
 	{
@@ -158,6 +159,12 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 		if (p0 < u0)
 			for (unsigned lane = 0; lane < 3; lane++)
 				gg_copy_back(&a, p0, u0, gg_chunk_temp(&a, c - 1), lane, 3);
+		if (u0 < u1 && !gg_chunk_safe(&a, u0, u1))
+		{
+			/* as the library: the call fails (the worker encodes on the CPU) */
+			rc = GSST_ERR_SPACE;
+			break;
+		}
 		if (u0 < u1)
 		{
 			int			direct = gg_chunk_direct(&a, u0, u1);
@@ -172,11 +179,14 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 		p0 = u0;
 		u0 = u1;
 	}
-	for (uint64_t k = 0; k <= plan.nsplits; k++)
-		gg_split_entry(&a, k);
-	for (uint64_t i = 0; i < plan.layout.comp_at + (plan.layout.codes_at - plan.layout.splits_end); i++)
-		gg_prefix_byte(&a, i);
-	*tile_len = plan.layout.codes_at + c;
+	if (rc == GSST_OK)
+	{
+		for (uint64_t k = 0; k <= plan.nsplits; k++)
+			gg_split_entry(&a, k);
+		for (uint64_t i = 0; i < plan.layout.comp_at + (plan.layout.codes_at - plan.layout.splits_end); i++)
+			gg_prefix_byte(&a, i);
+		*tile_len = plan.layout.codes_at + c;
+	}
 
 	free(a.temp);
 	free(a.units);
@@ -185,7 +195,7 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	free(a.bases);
 	free(prefix);
 	free(genc);
-	return GSST_OK;
+	return rc;
 }
 
 static int

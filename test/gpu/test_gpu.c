@@ -141,6 +141,52 @@ check_batch(const char *name, const batch *b, const gsst_encoder *enc, int quick
 
 /* flip bytes of a valid tile: the emulated decoders must fail or succeed,
  * never touch memory outside their ranges (run under ASan to see that) */
+/*
+ * A long value whose first megabytes expand (random bytes under a table
+ * for text: all escapes) and whose rest compresses enough that the value
+ * is stored encoded: the final bytes of its parts then run ahead of their
+ * raw bytes, past the scratch of the units after them.
+ */
+static void
+check_expanding_prefix(gsst_encoder *enc)
+{
+	batch		b = {0};
+	uint64_t	random_bytes = 2 * 1024 * 1024,
+				len = 6 * 1024 * 1024;
+	uint8_t    *v = malloc(len);
+
+	for (uint64_t j = 0; j < len; j++)
+		v[j] = (uint8_t) "abcdefgh"[j % 8];
+	batch_add(&b, v, 100000);
+	train_table(&b, enc);
+	batch_free(&b);
+	for (uint64_t j = 0; j < random_bytes; j++)
+		v[j] = (uint8_t) rnd();
+	batch_add(&b, v, len);
+	batch_add(&b, v + len - 100, 100);
+	{
+		uint64_t	raw = b.off[b.n] - b.off[0];
+		size_t		cap = gsst_tile_bound(b.n, raw, 65536) + gg_scratch_slack(raw),
+					cpu_len = 0,
+					gpu_len = 0;
+		uint8_t    *cpu = malloc(cap),
+				   *gpu = malloc(cap);
+		gsst_tile	t;
+		int			rc1 = gsst_tile_encode(enc, b.data, b.off, b.n, 65536, cpu, cap, &cpu_len);
+		int			rc2 = emu_encode(enc, b.data, b.off, b.n, 65536, 8192, 32, gpu, cap, &gpu_len);
+
+		CHECK(rc1 == GSST_OK && gsst_tile_open(&t, cpu, cpu_len) == GSST_OK &&
+			  gsst_tile_comp_offset(&t, 1) - gsst_tile_comp_offset(&t, 0) < len,
+			  "expanding prefix: the codec stores the value encoded (rc %d)", rc1);
+		/* the GPU path refuses it rather than overwrite scratch it has not read */
+		CHECK(rc2 == GSST_ERR_SPACE, "expanding prefix: GPU path rc %d, want a refusal", rc2);
+		free(cpu);
+		free(gpu);
+	}
+	free(v);
+	batch_free(&b);
+}
+
 static void
 check_hostile(const batch *b, const gsst_encoder *enc)
 {
@@ -373,6 +419,8 @@ main(int argc, char **argv)
 		check_hostile(&b, enc);
 		batch_free(&b);
 	}
+
+	check_expanding_prefix(enc);
 
 	/* both ways of compacting ran: through the temp area, and straight */
 	CHECK(emu_direct_chunks > 0 && emu_direct_chunks < emu_chunks,
