@@ -952,7 +952,17 @@ serve_request(int slotno, dsm_handle handle, uint64 request_id)
 				RequestPart *part = &hdr->parts[p];
 
 				if (on_gpu)
-					ok = encode_part_gpu(part, (char *) hdr, err, sizeof(err)) == 0;
+				{
+					int			rc = encode_part_gpu(part, (char *) hdr, err, sizeof(err));
+
+					/*
+					 * The GPU refuses a few batches it cannot place safely
+					 * (long values whose parts expand): the CPU encodes them.
+					 */
+					if (rc == GSST_GPU_ERR_LIMIT && gsst_worker_cpu)
+						rc = encode_part_cpu(part, (char *) hdr, err, sizeof(err));
+					ok = rc == 0;
+				}
 				else if (gsst_worker_cpu)
 					ok = encode_part_cpu(part, (char *) hdr, err, sizeof(err)) == 0;
 				else
