@@ -1914,7 +1914,18 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 	}
 	/* the copy-back grid: 8 blocks per SM cover any chunk in a few strides */
 	ctx->copy_blocks = 8 * (unsigned) prop.multiProcessorCount;
-	INIT_CU(cudaStreamCreateWithFlags(&ctx->stream, cudaStreamNonBlocking));
+	{
+		int			least,
+					greatest;
+
+		/*
+		 * The kernels' stream first: the side stream's copy then never
+		 * takes the encoder's slots (k_encode 5.95 -> 5.85 ms on the H200,
+		 * session 6)
+		 */
+		INIT_CU(cudaDeviceGetStreamPriorityRange(&least, &greatest));
+		INIT_CU(cudaStreamCreateWithPriority(&ctx->stream, cudaStreamNonBlocking, greatest));
+	}
 	INIT_CU(cudaStreamCreateWithFlags(&ctx->side, cudaStreamNonBlocking));
 	INIT_CU(cudaEventCreateWithFlags(&ctx->ev_side_go, cudaEventDisableTiming));
 	INIT_CU(cudaEventCreateWithFlags(&ctx->ev_side_done, cudaEventDisableTiming));
