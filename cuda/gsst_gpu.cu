@@ -1919,7 +1919,7 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 					greatest;
 
 		/*
-		 * The kernels' stream first: the side stream's copy then never
+		 * The kernels' stream first: the side stream's copy then probably never
 		 * takes the encoder's slots (k_encode 5.95 -> 5.85 ms on the H200,
 		 * session 6)
 		 */
