@@ -300,6 +300,7 @@ check_decodes(gsst_gpu *ctx, const char *name, const char *what, const uint8_t *
 		int			rc;
 
 		CK(cudaMemset(d_out, 0xAB, raw + 16));
+		CK(cudaDeviceSynchronize());
 		rc = mode == 0 ? gsst_gpu_decode_device(ctx, d_tile, tile_len, d_out, raw, &out_len)
 			: gsst_gpu_decode_values_device(ctx, d_tile, tile_len, NULL, 0, d_out, raw, NULL);
 		if (rc != GSST_GPU_OK)
@@ -336,6 +337,7 @@ check_batch(gsst_gpu *ctx, uint32_t split, const char *name, const batch *b)
 	CK(cudaMalloc(&d_tile, cap));
 	CK(cudaMalloc(&d_out, d.raw + 16));
 	CK(cudaMemset(d_tile, 0xEE, cap));
+	CK(cudaDeviceSynchronize());
 	rc = gsst_gpu_encode_device(ctx, NULL, 0, d.d_data, d.d_off, b->n, d_tile, cap, &tile_len);
 	if (rc != GSST_GPU_OK)
 	{
@@ -730,6 +732,7 @@ bench_config(const char *name, const batch *b, const dev_batch *d, uint32_t spli
 		for (int mode = 0; mode < 2; mode++)
 		{
 			CK(cudaMemset(d_out, 0xAB, d->raw + 16));
+			CK(cudaDeviceSynchronize());
 			rc = mode == 0 ? gsst_gpu_decode_device(ctx, d_tile, r.tile_len, d_out, d->raw, &out_len)
 				: gsst_gpu_decode_values_device(ctx, d_tile, r.tile_len, NULL, 0, d_out, d->raw, NULL);
 			if (rc != GSST_GPU_OK)

@@ -1924,7 +1924,13 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 		 * session 6)
 		 */
 		INIT_CU(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-		INIT_CU(cudaStreamCreateWithPriority(&ctx->stream, cudaStreamNonBlocking, greatest));
+		/*
+		 * A blocking stream: ordered after work the caller queued on the
+		 * legacy default stream (a cudaMemset of the output, say), as the
+		 * API promises.  The priority had let a decode overtake such a
+		 * memset in gpu_bench.
+		 */
+		INIT_CU(cudaStreamCreateWithPriority(&ctx->stream, cudaStreamDefault, greatest));
 	}
 	INIT_CU(cudaStreamCreateWithFlags(&ctx->side, cudaStreamNonBlocking));
 	INIT_CU(cudaEventCreateWithFlags(&ctx->ev_side_go, cudaEventDisableTiming));

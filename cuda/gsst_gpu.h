@@ -157,7 +157,10 @@ int			gsst_gpu_decode_values(gsst_gpu *ctx, const uint8_t *tile, size_t tile_len
  * Device-pointer variants (pointers from cudaMalloc in the same process,
  * passed as void *).  d_offsets must be 8-byte aligned and d_tile 16-byte
  * aligned; d_data and d_out may have any alignment.  Every call returns
- * after its device work has finished.  For gsst_gpu_encode_device, tile_cap
+ * after its device work has finished.  The work runs on the library's own
+ * stream, which comes after what the caller queued on the legacy default
+ * stream (stream 0); work on the caller's other streams that writes the
+ * inputs or uses the outputs must be finished first.  For gsst_gpu_encode_device, tile_cap
  * must be at least gsst_gpu_tile_bound(): the tile's room past tile_len is
  * scratch, its bytes undefined afterwards.
  */
