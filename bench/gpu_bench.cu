@@ -671,7 +671,7 @@ bench_config(const char *name, const batch *b, const dev_batch *d, uint32_t spli
 	bench_result r;
 	gsst_gpu_stats st;
 	std::vector<double> enc, enc_k, dec, dec_k, val, val_k, train;
-	std::vector<double> stage[4];
+	std::vector<double> stage[4], host[3];
 	std::vector<uint8_t> tile;
 	int			rc;
 	double		gb = d->raw / 1e9;
@@ -763,6 +763,9 @@ bench_config(const char *name, const batch *b, const dev_batch *d, uint32_t spli
 			train.push_back(st.train_ms);
 			for (int k = 0; k < 4; k++)
 				stage[k].push_back(st.stage_ms[k]);
+			host[0].push_back(st.sample_ms);
+			host[1].push_back(st.fit_ms);
+			host[2].push_back(st.plan_ms);
 		}
 		r.extra = std::max<uint64_t>(r.extra, st.extra_device_bytes);
 	}
@@ -801,8 +804,11 @@ bench_config(const char *name, const batch *b, const dev_batch *d, uint32_t spli
 		   *std::min_element(enc.begin(), enc.end()), *std::max_element(enc.begin(), enc.end()),
 		   r.dec, r.dec_kernel, r.dec_values, r.dec_values_kernel, (unsigned long long) r.extra);
 	printf("%-10s encode stages (median ms): kernel %.3f | resolve+scan %.3f | compaction %.3f | "
-		   "splits+header %.3f\n", name, median(stage[0]), median(stage[1]), median(stage[2]),
-		   median(stage[3]));
+		   "splits+header %.3f | host: sample %.3f, gsst_train %.3f (min %.3f max %.3f) | "
+		   "GPU plan done at %.3f\n", name, median(stage[0]), median(stage[1]), median(stage[2]),
+		   median(stage[3]), median(host[0]), median(host[1]),
+		   *std::min_element(host[1].begin(), host[1].end()),
+		   *std::max_element(host[1].begin(), host[1].end()), median(host[2]));
 	fflush(stdout);
 	cudaFree(d_tile);
 	cudaFree(d_out);

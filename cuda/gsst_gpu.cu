@@ -161,6 +161,132 @@ k_unit_size(gg_encode_args a)
 }
 
 /*
+ * Compaction of a unit whose final bytes are the first bytes of its scratch
+ * (no part stored raw or re-encoded: almost every unit), staged through
+ * shared memory by cp.async: the warp puts a round's code bytes (up to
+ * COMPACT_STAGE_BYTES) and comp entries (up to COMPACT_STAGE_ENTRY_BYTES) in
+ * flight at once, then writes them out as aligned 16-byte stores and
+ * rebased entries.  The plain copy (gg_compact_unit) waits a round trip per
+ * few words.
+ */
+#ifndef COMPACT_STAGED
+#define COMPACT_STAGED 1
+#endif
+#define COMPACT_STAGE_BYTES 4096
+#define COMPACT_STAGE_ENTRY_BYTES 1920
+#define COMPACT_WARPS (COMPACT_THREADS / 32)
+
+typedef struct compact_stage
+{
+	uint8_t		codes[COMPACT_STAGE_BYTES + 16];	/* 16: the last word's neighbour */
+	uint8_t		entries[COMPACT_STAGE_ENTRY_BYTES];
+} compact_stage;
+
+__device__ __forceinline__ void
+cp_async16(uint32_t to, const void *from, uint32_t bytes)
+{
+	asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;"::"r"(to), "l"(from), "r"(bytes));
+}
+
+__device__ __forceinline__ void
+cp_async_entry(uint32_t to, const void *from, uint32_t width)
+{
+	if (width == 4)
+		asm volatile("cp.async.ca.shared.global [%0], [%1], 4;"::"r"(to), "l"(from));
+	else
+		asm volatile("cp.async.ca.shared.global [%0], [%1], 8;"::"r"(to), "l"(from));
+}
+
+/* n staged bytes to dst (any alignment): whole 16-byte blocks inside, bytes at the edges */
+__device__ __forceinline__ void
+stage_out(uint8_t *dst, const uint8_t *stage, uint32_t n, unsigned lane)
+{
+	uint32_t	head = (uint32_t) (16 - ((uintptr_t) dst & 15)) & 15;
+	uint32_t	blocks,
+				tail;
+
+	if (head > n)
+		head = n;
+	if (lane < head)
+		dst[lane] = stage[lane];
+	blocks = (n - head) / 16;
+	for (uint32_t j = lane; j < blocks; j += 32)
+	{
+		uint32_t	o = head + 16 * j;
+		const uint32_t *w = (const uint32_t *) (stage + (o & ~3u));
+		uint32_t	sh = 8 * (o & 3);
+		uint32_t	w0 = w[0],
+					w1 = w[1],
+					w2 = w[2],
+					w3 = w[3],
+					w4 = w[4];
+		uint4		v;
+
+		v.x = __funnelshift_r(w0, w1, sh);
+		v.y = __funnelshift_r(w1, w2, sh);
+		v.z = __funnelshift_r(w2, w3, sh);
+		v.w = __funnelshift_r(w3, w4, sh);
+		*(uint4 *) (dst + o) = v;
+	}
+	tail = head + 16 * blocks;
+	if (tail + lane < n)
+		dst[tail + lane] = stage[tail + lane];
+}
+
+/* whether unit r's final bytes are its scratch's first bytes */
+__device__ __forceinline__ bool
+unit_is_plain(const gg_unit *r)
+{
+	return !(r->flags & (GG_LEAD_OVER | GG_TRAIL_OVER)) && !r->lead_is_raw && !r->trail_is_raw;
+}
+
+__device__ void
+compact_unit_staged(const gg_encode_args *a, const gg_unit *r, uint64_t u, unsigned lane,
+					uint8_t *out, uint64_t out_base, compact_stage *st)
+{
+	uint64_t	base = a->bases[u];
+	uint8_t    *dst = out + (base - out_base);
+	const uint8_t *src = a->scratch + gg_unit_scratch(u, r->raw_start);
+	uint64_t	size = (uint64_t) ((r->flags & GG_HAS_LEAD) ? r->lead_codes : 0) + r->whole_bytes +
+		((r->flags & GG_HAS_TRAIL) ? r->trail_codes : 0);
+	uint64_t	first_whole = r->first_value + (r->first_seg > 0 ? 1 : 0);
+	uint64_t	nentries = r->end_value > first_whole ? r->end_value - first_whole : 0;
+	uint32_t	width = a->width;
+	uint32_t	per_round = COMPACT_STAGE_ENTRY_BYTES / width;
+	uint8_t    *comp = a->tile + a->comp_at;
+	uint64_t	add = base + r->lead_final;
+	uint32_t	s_codes = (uint32_t) __cvta_generic_to_shared(st->codes);
+	uint32_t	s_entries = (uint32_t) __cvta_generic_to_shared(st->entries);
+
+	for (uint64_t c0 = 0, e0 = 0; c0 < size || e0 < nentries;
+		 c0 += COMPACT_STAGE_BYTES, e0 += per_round)
+	{
+		uint32_t	cn = c0 < size ? (uint32_t) min((uint64_t) COMPACT_STAGE_BYTES, size - c0) : 0;
+		uint32_t	en = e0 < nentries ? (uint32_t) min((uint64_t) per_round, nentries - e0) : 0;
+
+		for (uint32_t j = lane; 16 * j < cn; j += 32)
+			cp_async16(s_codes + 16 * j, src + c0 + 16 * j, min(16u, cn - 16 * j));
+		for (uint32_t j = lane; j < en; j += 32)
+			cp_async_entry(s_entries + j * width, comp + (first_whole + e0 + j) * width, width);
+		asm volatile("cp.async.wait_all;"::: "memory");
+		__syncwarp();
+		for (uint32_t j = lane; j < en; j += 32)
+		{
+			uint64_t	w = first_whole + e0 + j;
+
+			if (width == 4)
+				((uint32_t *) comp)[w] = ((const uint32_t *) st->entries)[j] + (uint32_t) add;
+			else
+				((uint64_t *) comp)[w] = ((const uint64_t *) st->entries)[j] + add;
+		}
+		stage_out(dst + c0, st->codes, cn, lane);
+		__syncwarp();
+	}
+	if ((r->flags & GG_HAS_TRAIL) && lane == 0)
+		gg_write_entry(comp, r->end_value, width, base + r->lead_final + r->whole_bytes);
+}
+
+/*
  * Chunk c = units [u0, u1), one warp each, compacted into its temp area
  * (or straight into the tile); and, by the whole grid, chunk c - 1 =
  * units [p0, u0) copied back from its temp area into the tile (p0 == u0:
@@ -184,10 +310,18 @@ k_compact(gg_encode_args a, uint64_t c, uint64_t p0, uint64_t u0, uint64_t u1)
 	if (u < u1)
 	{
 		bool		direct = gg_chunk_direct(&a, u0, u1);
+		uint8_t    *out = direct ? a.tile + a.codes_at : gg_chunk_temp(&a, c);
+		uint64_t	out_base = direct ? 0 : a.bases[u0];
 
-		gg_compact_unit(&a, u, threadIdx.x % 32, 32,
-						direct ? a.tile + a.codes_at : gg_chunk_temp(&a, c),
-						direct ? 0 : a.bases[u0]);
+#if COMPACT_STAGED
+		__shared__ __align__(16) compact_stage stage[COMPACT_WARPS];
+
+		if (unit_is_plain(&a.units[u]))
+			compact_unit_staged(&a, &a.units[u], u, threadIdx.x % 32, out, out_base,
+								&stage[threadIdx.x / 32]);
+		else
+#endif
+			gg_compact_unit(&a, u, threadIdx.x % 32, 32, out, out_base);
 	}
 	if (p0 < u0)
 		gg_copy_back(&a, p0, u0, gg_chunk_temp(&a, c - 1), (unsigned) t,
@@ -1587,6 +1721,7 @@ struct gsst_gpu
 				ev_side_done;
 	cudaEvent_t ev_start,
 				ev_kernel,
+				ev_plan,
 				ev_kernel_end,
 				ev_end,
 				ev_stage[3];
@@ -1794,6 +1929,8 @@ release(gsst_gpu *ctx)
 		cudaEventDestroy(ctx->ev_start);
 	if (ctx->ev_kernel)
 		cudaEventDestroy(ctx->ev_kernel);
+	if (ctx->ev_plan)
+		cudaEventDestroy(ctx->ev_plan);
 	if (ctx->ev_kernel_end)
 		cudaEventDestroy(ctx->ev_kernel_end);
 	if (ctx->ev_end)
@@ -1937,6 +2074,7 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 	INIT_CU(cudaEventCreateWithFlags(&ctx->ev_side_done, cudaEventDisableTiming));
 	INIT_CU(cudaEventCreate(&ctx->ev_start));
 	INIT_CU(cudaEventCreate(&ctx->ev_kernel));
+	INIT_CU(cudaEventCreate(&ctx->ev_plan));
 	INIT_CU(cudaEventCreate(&ctx->ev_kernel_end));
 	INIT_CU(cudaEventCreate(&ctx->ev_end));
 	for (int i = 0; i < 3; i++)
@@ -2133,6 +2271,8 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	}
 	CU(cudaStreamSynchronize(ctx->stream));
 	memcpy(meta, ctx->h_pinned, sizeof(meta));
+	ctx->stats.sample_ms = now_ms() - t0;
+	ctx->stats.fit_ms = 0;
 	if (meta[2] < meta[1] || meta[1] < meta[0])
 		return set_error(ctx, GSST_GPU_ERR_ARG, "encode: offsets decrease");
 
@@ -2187,6 +2327,7 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	CU_LAUNCH("unit plan kernel");
 	k_raw_entries<<<blocks_for(n, 256), 256, 0, ctx->stream>>>(a, raw_side);
 	CU_LAUNCH("raw offsets kernel");
+	CU(cudaEventRecord(ctx->ev_plan, ctx->stream));
 
 	/* the table: given, or trained on the sample */
 	if (table_bytes == NULL)
@@ -2205,7 +2346,12 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 				lens[count] = h_lens[k];
 				count++;
 			}
-		rc = gsst_train(&table, values, lens, count, ctx->train_work);
+		{
+			double		t1 = now_ms();
+
+			rc = gsst_train(&table, values, lens, count, ctx->train_work);
+			ctx->stats.fit_ms = now_ms() - t1;
+		}
 		if (rc != GSST_OK)
 			return set_error(ctx, GSST_GPU_ERR_CODEC, "training: %s", gsst_strerror(rc));
 	}
@@ -2304,6 +2450,8 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	ctx->stats.total_ms = ms;
 	CU(cudaEventElapsedTime(&ms, ctx->ev_kernel, ctx->ev_kernel_end));
 	ctx->stats.kernel_ms = ms;
+	CU(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_plan));
+	ctx->stats.plan_ms = ms;
 	{
 		cudaEvent_t marks[5] = {ctx->ev_kernel, ctx->ev_stage[0], ctx->ev_stage[1],
 		ctx->ev_stage[2], ctx->ev_kernel_end};

@@ -89,6 +89,10 @@ typedef struct gsst_gpu_stats
 	double		kernel_ms;		/* events around the kernels (no training,
 								 * no table upload, no header read-back) */
 	double		train_ms;		/* host: sample read-back + training */
+	double		sample_ms;		/* host: of train_ms, until the sample is read back */
+	double		fit_ms;			/* host: of train_ms, gsst_train alone */
+	double		plan_ms;		/* GPU: from the call's start to the end of the
+								 * kernels that run while the host trains */
 	uint64_t	extra_device_bytes;	/* workspace the call used beyond its
 									 * input and output buffers */
 	/* encode only, events between its stages: the encoding kernel;
