@@ -37,6 +37,7 @@
 #include "gsst_codec.h"
 #include "gsst_gpu.h"
 #include "gsst_gpu_layout.h"
+#include "gsst_gpu_body.h"
 #include "batch.h"
 #include "baselines.h"
 
@@ -231,6 +232,50 @@ cpu_tile_like(const uint8_t *gpu_tile, const batch *b, uint32_t split, bool *ok)
 	return out;
 }
 
+/*
+ * Whether the tile's table is the one gsst_train makes from the sample
+ * that the library is meant to take (gsst_gpu_body.h's slots, done here on
+ * the host): checks the device's sample kernel, which the tile check alone
+ * would not (the CPU reference encodes with the tile's own table).
+ */
+static bool
+table_is_host_trained(const uint8_t *gpu_tile, const batch *b, uint32_t sample_bytes)
+{
+	static uint32_t lens[GG_SAMPLE_SLOTS],
+				starts[GG_SAMPLE_SLOTS];
+	static const uint8_t *values[GG_SAMPLE_SLOTS];
+	static size_t vlens[GG_SAMPLE_SLOTS];
+	std::vector<uint8_t> sample(sample_bytes + GG_SAMPLE_PIECE);
+	std::vector<uint8_t> work(gsst_train_work_bytes());
+	uint8_t		ser[GSST_TABLE_MAX_BYTES];
+	uint32_t	sum = 0;
+	size_t		count = 0;
+	gsst_table	table;
+	ptrdiff_t	len;
+	uint32_t	tb = gg_get_u32(gpu_tile + 12);
+
+	if (b->n == 0)
+		return true;
+	for (uint32_t k = 0; k < GG_SAMPLE_SLOTS; k++)
+	{
+		gg_sample_len(b->off, b->n, k, lens);
+		starts[k] = sum;
+		sum += lens[k];
+	}
+	for (uint32_t k = 0; k < GG_SAMPLE_SLOTS; k++)
+		gg_sample_copy(b->data, b->off, b->n, k, lens, starts, sample_bytes, sample.data(), 0, 1);
+	for (uint32_t k = 0; k < GG_SAMPLE_SLOTS; k++)
+		if (gg_sample_index(b->n, k) != GG_NO_INDEX && starts[k] + lens[k] <= sample_bytes)
+		{
+			values[count] = sample.data() + starts[k];
+			vlens[count++] = lens[k];
+		}
+	if (gsst_train(&table, values, vlens, count, work.data()) != GSST_OK)
+		return false;
+	len = gsst_table_serialize(&table, ser, sizeof(ser));
+	return len == (ptrdiff_t) tb && memcmp(ser, gpu_tile + GSST_TILE_HEADER_BYTES, tb) == 0;
+}
+
 static gsst_gpu *
 make_ctx(uint32_t split, uint32_t unit, uint32_t sample, uint32_t flags = 0)
 {
@@ -350,6 +395,8 @@ check_batch(gsst_gpu *ctx, uint32_t split, const char *name, const batch *b)
 
 		if (ok)
 			compare_tiles(name, cpu.data(), cpu.size(), tile.data(), tile_len);
+		if (!table_is_host_trained(tile.data(), b, GSST_GPU_DEFAULT_SAMPLE_BYTES))
+			fail(name, "the tile's table is not the one trained on the host from the same sample");
 	}
 	{
 		gsst_tile	t;

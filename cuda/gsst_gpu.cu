@@ -35,6 +35,7 @@
  * emulation that test/gpu checks against the codec.
  */
 #include <cuda_runtime.h>
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 
 #include <stdarg.h>
@@ -66,14 +67,37 @@ k_meta(const uint64_t *off, uint64_t n, uint64_t *meta)
 	meta[2] = off[n];
 }
 
-__global__ void
-k_sample_len(const uint64_t *off, uint64_t n, uint32_t *lens, uint64_t *meta)
-{
-	uint32_t	k = blockIdx.x * blockDim.x + threadIdx.x;
+/*
+ * The sample's slot lengths and their prefix sums (the slots' places in the
+ * sample), by one block: one launch instead of a kernel and a device-wide
+ * scan, on the host's path to training.
+ */
+#define SAMPLE_SCAN_THREADS 1024
+#define SAMPLE_SLOTS_PER_THREAD (GG_SAMPLE_SLOTS / SAMPLE_SCAN_THREADS)
 
-	if (k < GG_SAMPLE_SLOTS)
-		gg_sample_len(off, n, k, lens);
-	if (k == 0)
+__global__ void __launch_bounds__(SAMPLE_SCAN_THREADS)
+k_sample_len(const uint64_t *off, uint64_t n, uint32_t *lens, uint32_t *starts, uint64_t *meta)
+{
+	typedef cub::BlockScan<uint32_t, SAMPLE_SCAN_THREADS> scan_t;
+	__shared__ typename scan_t::TempStorage scan_tmp;
+	uint32_t	mine[SAMPLE_SLOTS_PER_THREAD];
+	uint32_t	sum = 0,
+				at;
+	uint32_t	k0 = threadIdx.x * SAMPLE_SLOTS_PER_THREAD;
+
+	for (int j = 0; j < SAMPLE_SLOTS_PER_THREAD; j++)
+	{
+		gg_sample_len(off, n, k0 + j, lens);
+		mine[j] = lens[k0 + j];
+		sum += mine[j];
+	}
+	scan_t(scan_tmp).ExclusiveSum(sum, at);
+	for (int j = 0; j < SAMPLE_SLOTS_PER_THREAD; j++)
+	{
+		starts[k0 + j] = at;
+		at += mine[j];
+	}
+	if (threadIdx.x == 0)
 	{
 		meta[0] = off[0];
 		meta[1] = off[n - 1];
@@ -172,8 +196,12 @@ k_unit_size(gg_encode_args a)
 #ifndef COMPACT_STAGED
 #define COMPACT_STAGED 1
 #endif
-#define COMPACT_STAGE_BYTES 4096
-#define COMPACT_STAGE_ENTRY_BYTES 1920
+#ifndef COMPACT_STAGE_BYTES
+#define COMPACT_STAGE_BYTES 4096	/* a multiple of 16 */
+#endif
+#ifndef COMPACT_STAGE_ENTRY_BYTES
+#define COMPACT_STAGE_ENTRY_BYTES 1920	/* a multiple of 8 */
+#endif
 #define COMPACT_WARPS (COMPACT_THREADS / 32)
 
 typedef struct compact_stage
@@ -1734,8 +1762,6 @@ struct gsst_gpu
 	uint64_t   *d_code_bytes;
 	uint8_t    *d_prefix;
 	uint8_t    *d_sample_blob;	/* meta, lens, starts, sample */
-	void	   *d_scan_small;
-	size_t		scan_small_bytes;
 	size_t		fixed_bytes;
 
 	/* workspace, grown on demand */
@@ -2080,24 +2106,21 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 	for (int i = 0; i < 3; i++)
 		INIT_CU(cudaEventCreate(&ctx->ev_stage[i]));
 
-	/* fixed device buffers: tables, error word, prefix, sample, scan temp */
-	{
-		uint32_t   *null_u32 = NULL;
-
-		cub::DeviceScan::ExclusiveSum(NULL, ctx->scan_small_bytes, null_u32, null_u32,
-									  GG_SAMPLE_SLOTS, ctx->stream);
-	}
+	/*
+	 * fixed device buffers: encoder table and tile prefix (next to each
+	 * other, as in h_pinned, so that one copy uploads both), decoder table,
+	 * error word, code size, sample
+	 */
 	at = 0;
 	{
 		size_t		enc_at = at;
-		size_t		dec_at = enc_at + sizeof(gg_encoder);
+		size_t		prefix_at = enc_at + sizeof(gg_encoder);
+		size_t		dec_at = gg_align_up(prefix_at + PREFIX_MAX_BYTES, 256);
 		size_t		err_at = dec_at + sizeof(gg_decoder);
 		size_t		cb_at = err_at + 64;
-		size_t		prefix_at = cb_at + 64;
-		size_t		blob_at = gg_align_up(prefix_at + PREFIX_MAX_BYTES, 256);
-		size_t		scan_at = gg_align_up(blob_at + SAMPLE_BLOB_BYTES, 256);
+		size_t		blob_at = gg_align_up(cb_at + 64, 256);
 
-		ctx->fixed_bytes = scan_at + ctx->scan_small_bytes + 256;
+		ctx->fixed_bytes = blob_at + SAMPLE_BLOB_BYTES;
 		INIT_CU(cudaMalloc((void **) &ctx->d_fixed, ctx->fixed_bytes));
 		ctx->d_enc = (gg_encoder *) (ctx->d_fixed + enc_at);
 		ctx->d_dec = (gg_decoder *) (ctx->d_fixed + dec_at);
@@ -2105,7 +2128,6 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 		ctx->d_code_bytes = (uint64_t *) (ctx->d_fixed + cb_at);
 		ctx->d_prefix = ctx->d_fixed + prefix_at;
 		ctx->d_sample_blob = ctx->d_fixed + blob_at;
-		ctx->d_scan_small = ctx->d_fixed + scan_at;
 	}
 	INIT_CU(cudaHostAlloc((void **) &ctx->h_pinned, PINNED_BYTES, cudaHostAllocDefault));
 
@@ -2249,12 +2271,9 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 		uint32_t   *d_lens = (uint32_t *) (ctx->d_sample_blob + SAMPLE_META_BYTES);
 		uint32_t   *d_starts = d_lens + GG_SAMPLE_SLOTS;
 		uint8_t    *d_sample = (uint8_t *) (d_starts + GG_SAMPLE_SLOTS);
-		size_t		scan_small = ctx->scan_small_bytes;
 
-		k_sample_len<<<GG_SAMPLE_SLOTS / 256, 256, 0, ctx->stream>>>(off, n, d_lens, d_meta);
+		k_sample_len<<<1, SAMPLE_SCAN_THREADS, 0, ctx->stream>>>(off, n, d_lens, d_starts, d_meta);
 		CU_LAUNCH("sample lengths");
-		CU(cub::DeviceScan::ExclusiveSum(ctx->d_scan_small, scan_small, d_lens, d_starts,
-										 GG_SAMPLE_SLOTS, ctx->stream));
 		k_sample_copy<<<GG_SAMPLE_SLOTS * 32 / 256, 256, 0, ctx->stream>>>(
 			(const uint8_t *) d_data, off, n, d_lens, d_starts, ctx->cfg.sample_bytes, d_sample);
 		CU_LAUNCH("sample copy");
@@ -2377,10 +2396,9 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	h_code_bytes = (uint64_t *) (h_prefix_up + PREFIX_MAX_BYTES);
 	gg_encoder_from_codec((gg_encoder *) h_enc_up, ctx->h_enc);
 	gg_write_prefix(h_prefix_up, &plan.layout, serialized, plan.raw_bytes, 0);
-	CU(cudaMemcpyAsync(ctx->d_enc, h_enc_up, sizeof(gg_encoder), cudaMemcpyHostToDevice,
-					   ctx->stream));
-	CU(cudaMemcpyAsync(ctx->d_prefix, h_prefix_up, plan.layout.comp_at, cudaMemcpyHostToDevice,
-					   ctx->stream));
+	/* d_prefix follows d_enc as h_prefix_up follows h_enc_up: one copy */
+	CU(cudaMemcpyAsync(ctx->d_enc, h_enc_up, sizeof(gg_encoder) + plan.layout.comp_at,
+					   cudaMemcpyHostToDevice, ctx->stream));
 
 	/*
 	 * The raw offsets go into the tile by a device copy on the side
