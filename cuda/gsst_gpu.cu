@@ -53,7 +53,9 @@
 #ifndef ENCODE_THREADS
 #define ENCODE_THREADS 128
 #endif
+#ifndef COMPACT_THREADS
 #define COMPACT_THREADS 256
+#endif
 #define DECODE_SPLIT_THREADS 64
 #define DECODE_VALUE_THREADS 256
 
@@ -268,11 +270,10 @@ unit_is_plain(const gg_unit *r)
 	return !(r->flags & (GG_LEAD_OVER | GG_TRAIL_OVER)) && !r->lead_is_raw && !r->trail_is_raw;
 }
 
-__device__ void
-compact_unit_staged(const gg_encode_args *a, const gg_unit *r, uint64_t u, unsigned lane,
-					uint8_t *out, uint64_t out_base, compact_stage *st)
+__device__ __forceinline__ void
+compact_unit_staged(const gg_encode_args *a, const gg_unit *r, uint64_t base, uint64_t u,
+					unsigned lane, uint8_t *out, uint64_t out_base, compact_stage *st)
 {
-	uint64_t	base = a->bases[u];
 	uint8_t    *dst = out + (base - out_base);
 	const uint8_t *src = a->scratch + gg_unit_scratch(u, r->raw_start);
 	uint64_t	size = (uint64_t) ((r->flags & GG_HAS_LEAD) ? r->lead_codes : 0) + r->whole_bytes +
@@ -328,6 +329,17 @@ k_compact(gg_encode_args a, uint64_t c, uint64_t p0, uint64_t u0, uint64_t u1)
 {
 	uint64_t	t = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
 	uint64_t	u = u0 + t / 32;
+#if COMPACT_STAGED
+	gg_unit		r;
+	uint64_t	base = 0;
+
+	/* the unit's record is loaded beside the chunk's checks, not after them */
+	if (u < u1)
+	{
+		r = a.units[u];
+		base = a.bases[u];
+	}
+#endif
 
 	if (u0 < u1 && !gg_chunk_safe(&a, u0, u1))
 	{
@@ -344,8 +356,8 @@ k_compact(gg_encode_args a, uint64_t c, uint64_t p0, uint64_t u0, uint64_t u1)
 #if COMPACT_STAGED
 		__shared__ __align__(16) compact_stage stage[COMPACT_WARPS];
 
-		if (unit_is_plain(&a.units[u]))
-			compact_unit_staged(&a, &a.units[u], u, threadIdx.x % 32, out, out_base,
+		if (unit_is_plain(&r))
+			compact_unit_staged(&a, &r, base, u, threadIdx.x % 32, out, out_base,
 								&stage[threadIdx.x / 32]);
 		else
 #endif
