@@ -276,6 +276,16 @@ table_is_host_trained(const uint8_t *gpu_tile, const batch *b, uint32_t sample_b
 	return len == (ptrdiff_t) tb && memcmp(ser, gpu_tile + GSST_TILE_HEADER_BYTES, tb) == 0;
 }
 
+/* the split the last encode used (the library fits it to the GPU) */
+static uint32_t
+used_split(const gsst_gpu *ctx)
+{
+	gsst_gpu_stats st;
+
+	gsst_gpu_last_stats(ctx, &st);
+	return st.split_bytes;
+}
+
 static gsst_gpu *
 make_ctx(uint32_t split, uint32_t unit, uint32_t sample, uint32_t flags = 0)
 {
@@ -390,6 +400,7 @@ check_batch(gsst_gpu *ctx, uint32_t split, const char *name, const batch *b)
 		goto done;
 	}
 	CK(cudaMemcpy(tile.data(), d_tile, tile_len, cudaMemcpyDeviceToHost));
+	split = used_split(ctx);
 	{
 		std::vector<uint8_t> cpu = cpu_tile_like(tile.data(), b, split, &ok);
 
@@ -558,15 +569,33 @@ check_host_api(gsst_gpu *ctx, uint32_t split, const batch *b)
 	std::vector<uint8_t> tile(gsst_gpu_tile_bound(b->n, raw, split)), out(raw + 1);
 	size_t		tile_len = 0,
 				out_len = 0;
-	int			rc = gsst_gpu_encode(ctx, NULL, 0, b->data, b->off, b->n, tile.data(), tile.size(),
-									 &tile_len);
+	int			rc;
 	bool		ok;
 
+	/* a buffer of exactly the codec's bound for the configured split must do */
+	{
+		std::vector<uint8_t> tight(gsst_tile_bound(b->n, raw, split));
+
+		rc = gsst_gpu_encode(ctx, NULL, 0, b->data, b->off, b->n, tight.data(), tight.size(),
+							 &tile_len);
+		if (rc != GSST_GPU_OK)
+			fail("host-api", "encode into gsst_tile_bound bytes: %s: %s", gsst_gpu_strerror(rc),
+				 gsst_gpu_last_error(ctx));
+		else
+		{
+			std::vector<uint8_t> cpu = cpu_tile_like(tight.data(), b, used_split(ctx), &ok);
+
+			if (ok)
+				compare_tiles("host-api-tight", cpu.data(), cpu.size(), tight.data(), tile_len);
+		}
+	}
+	rc = gsst_gpu_encode(ctx, NULL, 0, b->data, b->off, b->n, tile.data(), tile.size(), &tile_len);
 	if (rc != GSST_GPU_OK)
 	{
 		fail("host-api", "encode: %s: %s", gsst_gpu_strerror(rc), gsst_gpu_last_error(ctx));
 		return;
 	}
+	split = used_split(ctx);
 	{
 		std::vector<uint8_t> cpu = cpu_tile_like(tile.data(), b, split, &ok);
 
@@ -607,7 +636,7 @@ run_checks(const char *dir, uint64_t mb, bool quick)
 	static const uint32_t configs[][3] = {
 		{32768, 8192, 0},
 		{8192, 4096, GSST_GPU_FLAG_THREAD_SPLITS | GSST_GPU_FLAG_DIRECT_VALUES},
-		{65536, 16384, 0},
+		{65536, 16384, GSST_GPU_FLAG_FIXED_SIZES},
 		{16384, 8192, GSST_GPU_FLAG_STAGED_VALUES},
 	};
 	std::vector<std::string> files;
@@ -702,6 +731,8 @@ struct bench_result
 				train_ms = 0;
 	uint64_t	extra = 0;
 	size_t		tile_len = 0;
+	uint32_t	split = 0,		/* the sizes the library fitted */
+				unit = 0;
 	std::string bitexact = "no";
 };
 
@@ -733,6 +764,9 @@ bench_config(const char *name, const batch *b, const dev_batch *d, uint32_t spli
 		fail(name, "encode: %s: %s", gsst_gpu_strerror(rc), gsst_gpu_last_error(ctx));
 		exit(1);
 	}
+	gsst_gpu_last_stats(ctx, &st);
+	r.split = st.split_bytes;
+	r.unit = st.unit_bytes;
 	tile.resize(r.tile_len);
 	CK(cudaMemcpy(tile.data(), d_tile, r.tile_len, cudaMemcpyDeviceToHost));
 	{
@@ -766,7 +800,7 @@ bench_config(const char *name, const batch *b, const dev_batch *d, uint32_t spli
 	if (cpu_check)
 	{
 		bool		cpu_ok;
-		std::vector<uint8_t> cpu = cpu_tile_like(tile.data(), b, split, &cpu_ok);
+		std::vector<uint8_t> cpu = cpu_tile_like(tile.data(), b, r.split, &cpu_ok);
 
 		if (cpu_ok && compare_tiles(name, cpu.data(), cpu.size(), tile.data(), r.tile_len) && ok)
 			r.bitexact = "yes";
@@ -852,10 +886,11 @@ bench_config(const char *name, const batch *b, const dev_batch *d, uint32_t spli
 		   r.dec, r.dec_kernel, r.dec_values, r.dec_values_kernel, (unsigned long long) r.extra);
 	printf("%-10s encode stages (median ms): kernel %.3f | resolve+scan %.3f | compaction %.3f | "
 		   "splits+header %.3f | host: sample %.3f, gsst_train %.3f (min %.3f max %.3f) | "
-		   "GPU plan done at %.3f\n", name, median(stage[0]), median(stage[1]), median(stage[2]),
+		   "GPU plan done at %.3f | fitted split %u unit %u\n", name, median(stage[0]),
+		   median(stage[1]), median(stage[2]),
 		   median(stage[3]), median(host[0]), median(host[1]),
 		   *std::min_element(host[1].begin(), host[1].end()),
-		   *std::max_element(host[1].begin(), host[1].end()), median(host[2]));
+		   *std::max_element(host[1].begin(), host[1].end()), median(host[2]), r.split, r.unit);
 	fflush(stdout);
 	cudaFree(d_tile);
 	cudaFree(d_out);

@@ -1752,6 +1752,7 @@ struct gsst_gpu
 	gsst_gpu_config cfg;
 	int			device;
 	unsigned	copy_blocks;
+	uint64_t	encode_slots;	/* encoder threads the GPU holds at once */
 	int			broken;
 	char		msg[512];
 	gsst_gpu_stats stats;
@@ -1932,10 +1933,19 @@ gsst_gpu_last_error(const gsst_gpu *ctx)
 	return ctx ? ctx->msg : "no context";
 }
 
+/* the smallest split that fitted sizes give for a configured split */
+static size_t
+least_fitted_split(size_t split_bytes)
+{
+	if (split_bytes == 0)
+		split_bytes = GSST_GPU_DEFAULT_SPLIT_BYTES;
+	return split_bytes / 2 > GSST_SEGMENT_BYTES ? split_bytes / 2 : GSST_SEGMENT_BYTES;
+}
+
 GG_EXPORT size_t
 gsst_gpu_tile_bound(size_t n, size_t raw_bytes, size_t split_bytes)
 {
-	size_t		bound = gsst_tile_bound(n, raw_bytes, split_bytes);
+	size_t		bound = gsst_tile_bound(n, raw_bytes, least_fitted_split(split_bytes));
 
 	if (bound == 0 || bound > SIZE_MAX - gg_scratch_slack(raw_bytes))
 		return 0;
@@ -2090,6 +2100,13 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 	/* the copy-back grid: 8 blocks per SM cover any chunk in a few strides */
 	ctx->copy_blocks = 8 * (unsigned) prop.multiProcessorCount;
 	{
+		int			per_sm = 0;
+
+		INIT_CU(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_encode, ENCODE_THREADS, 0));
+		ctx->encode_slots = (uint64_t) (per_sm > 0 ? per_sm : 1) * prop.multiProcessorCount *
+			ENCODE_THREADS;
+	}
+	{
 		int			least,
 					greatest;
 
@@ -2220,16 +2237,53 @@ encode_empty(gsst_gpu *ctx, const gsst_table *table, void *d_tile, size_t tile_c
 	return GSST_GPU_OK;
 }
 
-GG_EXPORT int
-gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
-					   const void *d_data, const void *d_offsets, size_t n, void *d_tile,
-					   size_t tile_cap, size_t *tile_len)
+/*
+ * Split and unit sizes for a batch of raw bytes (see gsst_gpu_stats): the
+ * configured unit, or a smaller one (a multiple of 16, at least a segment)
+ * that makes the units fill the same number of whole waves of encoder
+ * threads; the split, the multiple of that unit nearest the configured
+ * split.  The fitted split is at least half the configured one.
+ */
+static void
+fit_sizes(const gsst_gpu *ctx, uint64_t raw, uint64_t *split, uint64_t *unit)
+{
+	uint64_t	want_unit = ctx->cfg.unit_bytes,
+				want_split = ctx->cfg.split_bytes;
+	uint64_t	waves = (raw / want_unit + 1 + ctx->encode_slots - 1) / ctx->encode_slots;
+	uint64_t	u = (raw + waves * ctx->encode_slots - 1) / (waves * ctx->encode_slots);
+	uint64_t	per_split;
+
+	u = (u + 15) & ~(uint64_t) 15;
+	if (u < GSST_SEGMENT_BYTES)
+		u = GSST_SEGMENT_BYTES;
+	if (u >= want_unit || (ctx->cfg.flags & GSST_GPU_FLAG_FIXED_SIZES))
+	{
+		*split = want_split;
+		*unit = want_unit;
+		return;
+	}
+	per_split = (want_split + u / 2) / u;
+	*unit = u;
+	*split = (per_split > 0 ? per_split : 1) * u;
+}
+
+/*
+ * gsst_gpu_encode_device, whose finished tile must also fit final_cap (the
+ * host API's buffer; sizes are fitted only where the fitted split's bound
+ * fits it)
+ */
+static int
+encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
+			  const void *d_data, const void *d_offsets, size_t n, void *d_tile,
+			  size_t tile_cap, size_t final_cap, size_t *tile_len)
 {
 	const uint64_t *off = (const uint64_t *) d_offsets;
 	gsst_table	table;
 	uint8_t		serialized[GSST_TABLE_MAX_BYTES];
 	int			ser_len;
 	uint64_t	meta[3];
+	uint64_t	split_bytes,
+				unit_bytes;
 	gg_plan		plan;
 	gg_encode_args a;
 	uint64_t	prefix_count;
@@ -2253,6 +2307,8 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 		return set_error(ctx, GSST_GPU_ERR_ARG,
 						 "encode: NULL or misaligned pointer (offsets 8-, tile 16-byte aligned)");
 	*tile_len = 0;
+	ctx->stats.split_bytes = ctx->cfg.split_bytes;
+	ctx->stats.unit_bytes = ctx->cfg.unit_bytes;
 
 	/* the table: given, or trained on a sample of the batch */
 	if (table_bytes != NULL)
@@ -2306,13 +2362,26 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	ctx->stats.fit_ms = 0;
 	if (meta[2] < meta[1] || meta[1] < meta[0])
 		return set_error(ctx, GSST_GPU_ERR_ARG, "encode: offsets decrease");
+	fit_sizes(ctx, meta[2] - meta[0], &split_bytes, &unit_bytes);
+	if (split_bytes != ctx->cfg.split_bytes)
+	{
+		size_t		fitted = gsst_tile_bound(n, meta[2] - meta[0], split_bytes);
+
+		if (fitted == 0 || fitted > final_cap ||
+			tile_cap - fitted < gg_scratch_slack(meta[2] - meta[0]) || tile_cap < fitted)
+		{
+			split_bytes = ctx->cfg.split_bytes;
+			unit_bytes = ctx->cfg.unit_bytes;
+		}
+	}
+	ctx->stats.split_bytes = (uint32_t) split_bytes;
+	ctx->stats.unit_bytes = (uint32_t) unit_bytes;
 
 	/*
 	 * Units and workspace first (the table's size moves only the tile's
 	 * index): the unit starts are found on the GPU while the host trains.
 	 */
-	if (gg_plan_encode(&plan, n, meta[0], meta[1], meta[2], 0, ctx->cfg.split_bytes,
-					   ctx->cfg.unit_bytes) != 0)
+	if (gg_plan_encode(&plan, n, meta[0], meta[1], meta[2], 0, split_bytes, unit_bytes) != 0)
 		return set_error(ctx, GSST_GPU_ERR_LIMIT, "encode: batch too large");
 	if (plan.nunits > (uint64_t) INT32_MAX - 1 || plan.nunits * 32 / COMPACT_THREADS > (uint64_t) INT32_MAX)
 		return set_error(ctx, GSST_GPU_ERR_LIMIT, "encode: too many work units");
@@ -2351,7 +2420,7 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	a.off0 = meta[0];
 	a.off_end = meta[2];
 	a.nunits = plan.nunits;
-	a.unit_bytes = ctx->cfg.unit_bytes;
+	a.unit_bytes = unit_bytes;
 	a.width = plan.layout.width;
 	CU(cudaMemsetAsync(ctx->d_code_bytes + 1, 0, 8, ctx->stream));	/* compaction's failure flag */
 	k_plan_units<<<blocks_for(plan.nunits + 1, 256), 256, 0, ctx->stream>>>(a);
@@ -2391,11 +2460,11 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	ser_len = gsst_table_serialize(&table, serialized, sizeof(serialized));
 	if (ser_len < 0 ||
 		gg_plan_encode(&plan, n, meta[0], meta[1], meta[2], (uint32_t) ser_len,
-					   ctx->cfg.split_bytes, ctx->cfg.unit_bytes) != 0)
+					   split_bytes, unit_bytes) != 0)
 		return set_error(ctx, GSST_GPU_ERR_LIMIT, "encode: batch too large");
 	/* the scratch goes in the tile, from its code area's first 32-aligned byte */
 	scratch_at = gg_align_up((uintptr_t) d_tile + plan.layout.codes_at, 32) - (uintptr_t) d_tile;
-	if (tile_cap < gsst_tile_bound(n, plan.raw_bytes, ctx->cfg.split_bytes) ||
+	if (tile_cap < gsst_tile_bound(n, plan.raw_bytes, split_bytes) ||
 		tile_cap < scratch_at + plan.scratch_bytes)
 		return set_error(ctx, GSST_GPU_ERR_SPACE, "encode: tile buffer of %zu bytes, need %zu",
 						 tile_cap, gsst_gpu_tile_bound(n, plan.raw_bytes, ctx->cfg.split_bytes));
@@ -2496,6 +2565,15 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 	if (*tile_len > tile_cap)	/* cannot happen: C <= R */
 		return set_error(ctx, GSST_GPU_ERR_SPACE, "encode: tile overflow");
 	return GSST_GPU_OK;
+}
+
+GG_EXPORT int
+gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
+					   const void *d_data, const void *d_offsets, size_t n, void *d_tile,
+					   size_t tile_cap, size_t *tile_len)
+{
+	return encode_device(ctx, table_bytes, table_len, d_data, d_offsets, n, d_tile, tile_cap,
+						 tile_cap, tile_len);
 }
 
 /* ---- decode ---- */
@@ -2740,9 +2818,9 @@ gsst_gpu_encode(gsst_gpu *ctx, const uint8_t *table, size_t table_len, const uin
 		CU(cudaMemcpyAsync(ctx->d_stage_in + data_at, data + offsets[0], raw,
 						   cudaMemcpyHostToDevice, ctx->stream));
 	/* the kernels address data + offsets[i]: shift the base to match */
-	rc = gsst_gpu_encode_device(ctx, table, table_len,
-								(const void *) ((uintptr_t) (ctx->d_stage_in + data_at) - offsets[0]),
-								ctx->d_stage_in, n, ctx->d_stage_out, ctx->stage_out_cap, tile_len);
+	rc = encode_device(ctx, table, table_len,
+					   (const void *) ((uintptr_t) (ctx->d_stage_in + data_at) - offsets[0]),
+					   ctx->d_stage_in, n, ctx->d_stage_out, ctx->stage_out_cap, tile_cap, tile_len);
 	if (rc != GSST_GPU_OK)
 		return rc;
 	CU(cudaMemcpy(tile, ctx->d_stage_out, *tile_len, cudaMemcpyDeviceToHost));

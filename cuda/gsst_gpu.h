@@ -69,7 +69,10 @@ typedef struct gsst_gpu_config
 										 * value into a warp's stage
 										 * instead of warp-decoded batches
 										 * of gathered values */
-#define GSST_GPU_FLAGS_ALL           7u	/* init rejects any other bit */
+#define GSST_GPU_FLAG_FIXED_SIZES    8u	/* encode: split_bytes and unit_bytes
+										 * exactly as configured, not fitted
+										 * to the GPU (see gsst_gpu_stats) */
+#define GSST_GPU_FLAGS_ALL          15u	/* init rejects any other bit */
 
 typedef struct gsst_gpu_info
 {
@@ -93,6 +96,18 @@ typedef struct gsst_gpu_stats
 	double		fit_ms;			/* host: of train_ms, gsst_train alone */
 	double		plan_ms;		/* GPU: from the call's start to the end of the
 								 * kernels that run while the host trains */
+	/*
+	 * encode only: the split and unit sizes the tile was made with.  The
+	 * encoder's threads take one unit each, and each of them runs about as
+	 * long as the whole wave of threads that the GPU holds at once, so a
+	 * batch whose units overfill a wave by a little costs a whole wave
+	 * more.  Unless GSST_GPU_FLAG_FIXED_SIZES is set, the units are made
+	 * smaller (down to 4096 bytes) until they fill whole waves, and the
+	 * split is the multiple of the unit nearest to the configured one.
+	 * The CPU codec makes the same tile with this split_bytes.
+	 */
+	uint32_t	split_bytes;
+	uint32_t	unit_bytes;
 	uint64_t	extra_device_bytes;	/* workspace the call used beyond its
 									 * input and output buffers */
 	/* encode only, events between its stages: the encoding kernel;
@@ -128,9 +143,9 @@ int			gsst_gpu_last_stats(const gsst_gpu *ctx, gsst_gpu_stats *stats);
 
 /*
  * Room a device tile needs for gsst_gpu_encode_device: gsst_tile_bound()
- * plus about 1.6% of the raw bytes, because the encoder keeps its scratch
- * in the tile's code area (the finished tile is at most gsst_tile_bound()
- * bytes).  0 on overflow.
+ * with room for splits down to half of split_bytes (fitted sizes, see
+ * gsst_gpu_stats), plus about 1.6% of the raw bytes, because the encoder
+ * keeps its scratch in the tile's code area.  0 on overflow.
  */
 size_t		gsst_gpu_tile_bound(size_t n, size_t raw_bytes, size_t split_bytes);
 
@@ -138,8 +153,9 @@ size_t		gsst_gpu_tile_bound(size_t n, size_t raw_bytes, size_t split_bytes);
  * Encode values data[offsets[i] .. offsets[i+1]) for i < n into a tile.
  * table/table_len: a serialized symbol table (FORMAT.md), or NULL/0 to
  * train one on a sample of the batch.  tile_cap must be at least
- * gsst_tile_bound(n, offsets[n] - offsets[0], split_bytes of the config).
- * Host memory in and out.
+ * gsst_tile_bound(n, offsets[n] - offsets[0], split_bytes of the config)
+ * (the sizes are fitted to the GPU only when it has room for the fitted
+ * split's bound).  Host memory in and out.
  */
 int			gsst_gpu_encode(gsst_gpu *ctx, const uint8_t *table, size_t table_len,
 							const uint8_t *data, const uint64_t *offsets, size_t n,

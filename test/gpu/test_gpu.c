@@ -88,6 +88,8 @@ check_batch(const char *name, const batch *b, const gsst_encoder *enc, int quick
 	static const uint64_t configs[][3] = {
 		/* split, unit, lanes */
 		{32768, 8192, 32}, {4096, 4096, 1}, {16384, 4096, 32}, {65536, 16384, 7}, {8192, 8192, 32},
+		/* sizes the library fits to the GPU: units and splits of any multiple of 16 */
+		{31808, 7952, 32}, {13776, 4592, 32},
 	};
 	size_t		nconfigs = quick ? 2 : sizeof(configs) / sizeof(configs[0]);
 	uint64_t	raw = b->off[b->n] - b->off[0];
