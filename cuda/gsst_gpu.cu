@@ -2263,6 +2263,8 @@ fit_sizes(const gsst_gpu *ctx, uint64_t raw, uint64_t *split, uint64_t *unit)
 		return;
 	}
 	per_split = (want_split + u / 2) / u;
+	if (per_split > 1 && per_split * u > (1u << 30))
+		per_split--;			/* gg_sizes_valid's limit */
 	*unit = u;
 	*split = (per_split > 0 ? per_split : 1) * u;
 }
