@@ -58,7 +58,7 @@ sanitizers() {
 	grep -m5 -E 'Invalid|ERROR SUMMARY|FAIL|^checks:' "$OUT/sanitizer.log"
 	mkdir -p /tmp/gsst_small && for f in l_comment uuid chinese; do ln -sf "$(realpath "$DATA/$f")" /tmp/gsst_small/$f; done
 	for tool in racecheck synccheck; do
-		timeout 150 compute-sanitizer --tool $tool --error-exitcode 9 \
+		timeout 300 compute-sanitizer --tool $tool --error-exitcode 9 \
 			"$BENCH" check /tmp/gsst_small 1 quick > "$OUT/sanitizer-$tool.log" 2>&1
 		echo "$tool exit $?"
 		grep -m5 -E 'ERROR SUMMARY|hazard|FAIL|^checks:' "$OUT/sanitizer-$tool.log"
