@@ -2238,38 +2238,6 @@ encode_empty(gsst_gpu *ctx, const gsst_table *table, void *d_tile, size_t tile_c
 }
 
 /*
- * Split and unit sizes for a batch of raw bytes (see gsst_gpu_stats): the
- * configured unit, or a smaller one (a multiple of 16, at least a segment)
- * that makes the units fill the same number of whole waves of encoder
- * threads; the split, the multiple of that unit nearest the configured
- * split.  The fitted split is at least half the configured one.
- */
-static void
-fit_sizes(const gsst_gpu *ctx, uint64_t raw, uint64_t *split, uint64_t *unit)
-{
-	uint64_t	want_unit = ctx->cfg.unit_bytes,
-				want_split = ctx->cfg.split_bytes;
-	uint64_t	waves = (raw / want_unit + 1 + ctx->encode_slots - 1) / ctx->encode_slots;
-	uint64_t	u = (raw + waves * ctx->encode_slots - 1) / (waves * ctx->encode_slots);
-	uint64_t	per_split;
-
-	u = (u + 15) & ~(uint64_t) 15;
-	if (u < GSST_SEGMENT_BYTES)
-		u = GSST_SEGMENT_BYTES;
-	if (u >= want_unit || (ctx->cfg.flags & GSST_GPU_FLAG_FIXED_SIZES))
-	{
-		*split = want_split;
-		*unit = want_unit;
-		return;
-	}
-	per_split = (want_split + u / 2) / u;
-	if (per_split > 1 && per_split * u > (1u << 30))
-		per_split--;			/* gg_sizes_valid's limit */
-	*unit = u;
-	*split = (per_split > 0 ? per_split : 1) * u;
-}
-
-/*
  * gsst_gpu_encode_device, whose finished tile must also fit final_cap (the
  * host API's buffer; sizes are fitted only where the fitted split's bound
  * fits it)
@@ -2364,7 +2332,8 @@ encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 	ctx->stats.fit_ms = 0;
 	if (meta[2] < meta[1] || meta[1] < meta[0])
 		return set_error(ctx, GSST_GPU_ERR_ARG, "encode: offsets decrease");
-	fit_sizes(ctx, meta[2] - meta[0], &split_bytes, &unit_bytes);
+	gg_fit_sizes(meta[2] - meta[0], ctx->encode_slots, ctx->cfg.split_bytes, ctx->cfg.unit_bytes,
+				 (ctx->cfg.flags & GSST_GPU_FLAG_FIXED_SIZES) != 0, &split_bytes, &unit_bytes);
 	if (split_bytes != ctx->cfg.split_bytes)
 	{
 		size_t		fitted = gsst_tile_bound(n, meta[2] - meta[0], split_bytes);

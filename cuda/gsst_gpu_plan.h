@@ -50,6 +50,42 @@ gg_sizes_valid(uint64_t split_bytes, uint64_t unit_bytes)
 }
 
 /*
+ * Split and unit sizes for a batch of raw bytes (see gsst_gpu_stats): each
+ * encoder thread takes a unit and runs about as long as its whole wave, so
+ * the unit is the largest one up to want_unit (a multiple of 16, at least a
+ * segment) whose units fill whole waves of slots resident threads, and the
+ * split is the multiple of it nearest want_split (at least half of it, at
+ * most 1 GiB).  fixed, or a fitted unit no smaller than want_unit: the
+ * wanted sizes.
+ */
+static inline void
+gg_fit_sizes(uint64_t raw, uint64_t slots, uint64_t want_split, uint64_t want_unit, int fixed,
+			 uint64_t *split, uint64_t *unit)
+{
+	uint64_t	waves,
+				u,
+				per_split;
+
+	*split = want_split;
+	*unit = want_unit;
+	if (fixed || slots == 0 || want_unit == 0)
+		return;
+	/* units: at most one per grid point before the last piece (< raw) */
+	waves = ((raw > 0 ? 1 + (raw - 1) / want_unit : 1) + slots - 1) / slots;
+	u = (raw + waves * slots - 1) / (waves * slots);
+	u = (u + 15) & ~(uint64_t) 15;
+	if (u < GSST_SEGMENT_BYTES)
+		u = GSST_SEGMENT_BYTES;
+	if (u >= want_unit)
+		return;
+	per_split = (want_split + u / 2) / u;
+	if (per_split > 1 && per_split * u > (1u << 30))
+		per_split--;			/* gg_sizes_valid's limit */
+	*unit = u;
+	*split = (per_split > 0 ? per_split : 1) * u;
+}
+
+/*
  * n values, off0 = offsets[0], last_start = offsets[n-1], off_end =
  * offsets[n] (n > 0).  Returns 0, or -1 on overflow.
  */

@@ -227,6 +227,69 @@ check_hostile(const batch *b, const gsst_encoder *enc)
 	free(out);
 }
 
+/* units of a batch of raw bytes, at most (one per grid point before its end) */
+static uint64_t
+most_units(uint64_t raw, uint64_t unit)
+{
+	return raw > 0 ? 1 + (raw - 1) / unit : 1;
+}
+
+/*
+ * gg_fit_sizes: valid sizes, never more waves than the wanted unit, whole
+ * waves when it fits, the split within gsst_gpu_tile_bound's assumption.
+ */
+static void
+check_fit_sizes(void)
+{
+	static const uint64_t raws[] = {
+		0, 1, 4095, 1u << 20, 64u << 20, 553648128, 2147483643, 2214592512, 2281701376,
+		10ull << 30, 1ull << 40,
+	};
+	static const uint64_t slots_list[] = {135168, 152064, 118272, 1000, 1};
+	static const uint64_t wants[][2] = {
+		{32768, 8192}, {8192, 4096}, {65536, 16384}, {4096, 4096}, {16384, 16384},
+		{1u << 30, 1u << 30}, {1u << 30, 4096},
+	};
+	uint64_t	split,
+				unit;
+
+	for (size_t r = 0; r < sizeof(raws) / sizeof(raws[0]); r++)
+		for (size_t k = 0; k < sizeof(slots_list) / sizeof(slots_list[0]); k++)
+			for (size_t w = 0; w < sizeof(wants) / sizeof(wants[0]); w++)
+			{
+				uint64_t	raw = raws[r],
+							slots = slots_list[k],
+							want_split = wants[w][0],
+							want_unit = wants[w][1];
+				uint64_t	waves_wanted = (most_units(raw, want_unit) + slots - 1) / slots;
+				uint64_t	least = want_split / 2 > GSST_SEGMENT_BYTES ? want_split / 2 :
+					GSST_SEGMENT_BYTES;
+
+				gg_fit_sizes(raw, slots, want_split, want_unit, 0, &split, &unit);
+				CHECK(gg_sizes_valid(split, unit) && unit <= want_unit && split >= least,
+					  "fit %llu bytes, %llu slots, %llu/%llu: split %llu unit %llu",
+					  (unsigned long long) raw, (unsigned long long) slots,
+					  (unsigned long long) want_split, (unsigned long long) want_unit,
+					  (unsigned long long) split, (unsigned long long) unit);
+				/* the fitted units never take more waves than the wanted ones */
+				CHECK((most_units(raw, unit) + slots - 1) / slots <= waves_wanted,
+					  "fit %llu bytes, %llu slots: unit %llu takes more waves",
+					  (unsigned long long) raw, (unsigned long long) slots,
+					  (unsigned long long) unit);
+				if (unit < want_unit)
+					CHECK(unit % 16 == 0 && most_units(raw, unit) <= waves_wanted * slots,
+						  "fit %llu bytes, %llu slots: unit %llu overfills its waves",
+						  (unsigned long long) raw, (unsigned long long) slots,
+						  (unsigned long long) unit);
+				gg_fit_sizes(raw, slots, want_split, want_unit, 1, &split, &unit);
+				CHECK(split == want_split && unit == want_unit, "fixed sizes changed");
+			}
+	/* the H200 case measured in bench/README.md: 2 GiB of l_comment */
+	gg_fit_sizes(2147483643, 135168, 32768, 8192, 0, &split, &unit);
+	CHECK(split == 31808 && unit == 7952, "l_comment 2 GiB on 132 SMs: split %llu unit %llu",
+		  (unsigned long long) split, (unsigned long long) unit);
+}
+
 static void
 check_layout(const batch *b, const gsst_encoder *enc)
 {
@@ -423,6 +486,7 @@ main(int argc, char **argv)
 	}
 
 	check_expanding_prefix(enc);
+	check_fit_sizes();
 
 	/* both ways of compacting ran: through the temp area, and straight */
 	CHECK(emu_direct_chunks > 0 && emu_direct_chunks < emu_chunks,
