@@ -12,7 +12,7 @@
 EXTENSION  = gsst
 MODULE_big = gsst
 PGFILEDESC = "gsst - FSST/GSST string compression for text columns"
-DATA       = sql/gsst--1.0.sql
+DATA       = sql/gsst--1.0.sql sql/gsst--1.1.sql sql/gsst--1.0--1.1.sql
 
 GLUE_SRCS  = $(sort $(wildcard src/*.c))
 CODEC_SRCS = $(sort $(wildcard src/codec/*.c))

@@ -314,12 +314,18 @@ typedef struct GsstColumn
 	gsst_encoder *encoder;		/* a copy, in the operation's context */
 } GsstColumn;
 
-/* The family's current table, copied so no cache flush can pull it away. */
+/*
+ * The family's current table, copied so no cache flush can pull it away;
+ * none when the role may not encode with the family (as gsst_encode_bytes).
+ */
 static void
 resolve_table(GsstColumn *gc, MemoryContext cxt)
 {
 	uint32		table_id = 0;
-	const gsst_encoder *enc = gsst_family_encoder(gc->family, &table_id);
+	const gsst_encoder *enc = NULL;
+
+	if (gsst_family_may(gc->family, GSST_RIGHT_ENCODE))
+		enc = gsst_family_encoder(gc->family, &table_id);
 
 	gc->table_id = 0;
 	gc->encoder = NULL;
@@ -329,16 +335,6 @@ resolve_table(GsstColumn *gc, MemoryContext cxt)
 		memcpy(gc->encoder, enc, sizeof(gsst_encoder));
 		gc->table_id = table_id;
 	}
-}
-
-static bool
-owns_relation(Oid relid)
-{
-#if PG_VERSION_NUM >= 160000
-	return object_ownercheck(RelationRelationId, relid, GetUserId());
-#else
-	return pg_class_ownercheck(relid, GetUserId());
-#endif
 }
 
 /* ---- gsst.compress_table ---- */
@@ -888,21 +884,10 @@ gsst_compress_table(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("gsst.compress_table: the relation must not be null")));
 	relid = PG_GETARG_OID(0);
-	rel = relation_open(relid, AccessExclusiveLock);
+	rel = gsst_open_checked(relid, AccessExclusiveLock,
+							GSST_CHECK_OWNER | GSST_CHECK_NOT_CATALOG,
+							GSST_RELKINDS_WITH_ROWS);
 	relkind = rel->rd_rel->relkind;
-	if (relkind != RELKIND_RELATION && relkind != RELKIND_MATVIEW &&
-		relkind != RELKIND_PARTITIONED_TABLE)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a table or materialized view",
-						RelationGetRelationName(rel))));
-	if (!owns_relation(relid))
-		aclcheck_error(ACLCHECK_NOT_OWNER, get_relkind_objtype(relkind),
-					   RelationGetRelationName(rel));
-	if (IsSystemRelation(rel))
-		ereport(ERROR,
-				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot compress system catalog \"%s\"", RelationGetRelationName(rel))));
 	columns = gsst_columns_of(rel, column_name, &ncolumns);
 	relation_close(rel, NoLock);
 	if (ncolumns == 0)
@@ -915,24 +900,44 @@ gsst_compress_table(PG_FUNCTION_ARGS)
 	for (int c = 0; c < ncolumns; c++)
 	{
 		uint32		id = 0;
+		bool		may_train = gsst_family_may(columns[c].family, GSST_RIGHT_TRAIN);
 
-		if (retrain || gsst_family_encoder(columns[c].family, &id) == NULL)
+		if (retrain && !may_train)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied to train gsst family %d of column \"%s\"",
+							columns[c].family, columns[c].name),
+					 errdetail("The family belongs to a column of a table owned by another role.")));
+		if (may_train && (retrain || gsst_family_encoder(columns[c].family, &id) == NULL))
 			(void) gsst_train_column(relid, columns[c].name, columns[c].family, true);
 		resolve_table(&columns[c], CurrentMemoryContext);
 		if (columns[c].table_id == 0)
 			ereport(NOTICE,
-					(errmsg("column \"%s\" has no dictionary and no values to learn one from; its values stay as they are",
+					(errmsg("column \"%s\" has no dictionary it may use, and no values to learn one from; its values stay as they are",
 							columns[c].name)));
 	}
 
 	if (relkind == RELKIND_PARTITIONED_TABLE)
 	{
-		foreach(lc, find_all_inheritors(relid, AccessExclusiveLock, NULL))
+		/* the parent's lock keeps the partitions attached */
+		foreach(lc, find_all_inheritors(relid, NoLock, NULL))
 		{
-			char		k = get_rel_relkind(lfirst_oid(lc));
+			Oid			leaf = lfirst_oid(lc);
+			char		k = get_rel_relkind(leaf);
 
-			if (k == RELKIND_RELATION || k == RELKIND_MATVIEW)
-				leaves = lappend_oid(leaves, lfirst_oid(lc));
+			if (k != RELKIND_RELATION && k != RELKIND_MATVIEW)
+				continue;
+			/* as CLUSTER and VACUUM: only the owner's, checked before locking */
+			if (!gsst_owns_relation(leaf, GetUserId()))
+			{
+				ereport(WARNING,
+						(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+						 errmsg("skipping partition \"%s\": only its owner can compress it",
+								get_rel_name(leaf))));
+				continue;
+			}
+			LockRelationOid(leaf, AccessExclusiveLock);
+			leaves = lappend_oid(leaves, leaf);
 		}
 	}
 	else
@@ -984,7 +989,8 @@ learn_from_batch(GsstColumn *gc, GsstBatchColumn *col)
 	void	   *work;
 	int			rc;
 
-	if (col->nvalues == 0 || !gsst_can_write_dictionaries())
+	if (col->nvalues == 0 || !gsst_can_write_dictionaries() ||
+		!gsst_family_may(gc->family, GSST_RIGHT_LEARN))
 		return;
 	/* about GSST_TRAIN_SAMPLE_BYTES, spread over the batch */
 	step = Max(1, (int) (col->len / GSST_TRAIN_SAMPLE_BYTES));
@@ -1013,7 +1019,7 @@ learn_from_batch(GsstColumn *gc, GsstBatchColumn *col)
 						gc->family, gsst_strerror(rc))));
 		return;
 	}
-	(void) gsst_dict_create(gc->family, &table);
+	(void) gsst_learn_store(gc->family, &table, true);
 }
 
 /* The text of a source value for a gsst column (decoded if it is gsst). */
@@ -1228,13 +1234,12 @@ gsst_load(PG_FUNCTION_ARGS)
 	target = PG_GETARG_OID(0);
 	query = text_to_cstring(PG_GETARG_TEXT_PP(1));
 
-	/* the INSERT takes the same lock; taking it now avoids an upgrade */
-	rel = relation_open(target, RowExclusiveLock);
-	if (rel->rd_rel->relkind != RELKIND_RELATION &&
-		rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
+	/*
+	 * The INSERT takes the same lock; taking it now avoids an upgrade.  The
+	 * INSERT privilege is checked first, so that a refused call never holds
+	 * the lock while its source query runs; the INSERT checks it again.
+	 */
+	rel = gsst_open_checked(target, RowExclusiveLock, GSST_CHECK_INSERT, "rp");
 	desc = RelationGetDescr(rel);
 	target_att = palloc(sizeof(int) * Max(desc->natts, 1));
 	for (int i = 0; i < desc->natts; i++)

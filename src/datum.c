@@ -46,13 +46,38 @@ gsst_value_is_raw(const struct varlena *value)
 }
 
 /*
+ * The family's encoder for the current role, or NULL (values stay raw):
+ * encoding needs the ENCODE right, because a role that can encode chosen
+ * text can read a dictionary's symbols off the sizes.  A family without a
+ * table learns from what passes by when the role may teach it.
+ */
+static const gsst_encoder *
+encoder_for(int32 family, const char *data, Size len, GsstLearnPolicy policy,
+			uint32 *table_id)
+{
+	uint8		rights = gsst_family_rights(family);
+	const gsst_encoder *enc;
+
+	if (!(rights & GSST_RIGHT_ENCODE))
+		return NULL;
+	enc = gsst_family_encoder(family, table_id);
+	if (enc == NULL &&
+		(rights & (policy == GSST_LEARN_FROM_WRITES ? GSST_RIGHT_LEARN : GSST_RIGHT_TRAIN)))
+	{
+		gsst_learn_observe(family, data, len, policy == GSST_LEARN_IF_OWNER);
+		/* the value that completed a sample may already be encoded */
+		enc = gsst_family_encoder(family, table_id);
+	}
+	return enc;
+}
+
+/*
  * Encode len bytes of text as a gsst datum with the current table of the
- * family (family <= 0: none).  Without a table, or when the codes would not
- * be shorter, the value is stored raw; a family without any table learns
- * from what passes by.
+ * family (family <= 0: none).  Without a table, without the right to use
+ * it, or when the codes would not be shorter, the value is stored raw.
  */
 struct varlena *
-gsst_encode_bytes(const char *data, Size len, int32 family)
+gsst_encode_bytes(const char *data, Size len, int32 family, GsstLearnPolicy policy)
 {
 	struct varlena *result;
 
@@ -67,11 +92,9 @@ gsst_encode_bytes(const char *data, Size len, int32 family)
 		len < MaxAllocSize - VARHDRSZ - GSST_ENCODE_SLACK)
 	{
 		uint32		table_id;
-		const gsst_encoder *enc = gsst_family_encoder(family, &table_id);
+		const gsst_encoder *enc = encoder_for(family, data, len, policy, &table_id);
 
-		if (enc == NULL)
-			gsst_learn_observe(family, data, len);
-		else
+		if (enc != NULL)
 		{
 			uint8		header[GSST_DATUM_MAX_HEADER];
 			size_t		hlen = gsst_datum_header_write(table_id, header);
@@ -115,6 +138,45 @@ parse_header(const uint8 *p, Size n, uint32 *table_id)
 	if (hlen < 0)
 		gsst_report_corrupt("bad header", hlen);
 	return hlen;
+}
+
+/* The dictionary an encoded (detoasted) value refers to; 0 for a raw one. */
+uint32
+gsst_value_table_id(const struct varlena *value)
+{
+	const uint8 *p = (const uint8 *) VARDATA_ANY(value);
+	Size		n = VARSIZE_ANY_EXHDR(value);
+	uint32		table_id = 0;
+
+	if (n == 0 || p[0] != 0)
+		return 0;
+	(void) parse_header(p, n, &table_id);
+	return table_id;
+}
+
+/*
+ * Bytes from outside (gsst.decompress(bytea), binary input) may name any
+ * dictionary: decoding codes of one's choice reads its symbols, so an
+ * encoded value is accepted only from a role that may read its family.
+ */
+void
+gsst_require_read_right(const struct varlena *value)
+{
+	uint32		table_id = gsst_value_table_id(value);
+	int32		family;
+
+	if (table_id == 0)
+		return;
+	if (gsst_dict_find(table_id, &family) == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("corrupted gsst value: unknown dictionary %u", table_id)));
+	if (!gsst_family_may(family, GSST_RIGHT_READ))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to decode codes of gsst dictionary %u", table_id),
+				 errdetail("Encoded bytes from outside are decoded only for roles that may read the column the dictionary belongs to."),
+				 errhint("Send the value as text instead.")));
 }
 
 /*

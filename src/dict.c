@@ -1,27 +1,29 @@
 /*
- * dict.c - gsst dictionaries (symbol tables): storage, cache, learning.
+ * dict.c - gsst dictionaries (symbol tables): storage and cache.
  *
  * Dictionaries live in gsst.dictionaries (id, family, created, nsymbols,
- * symbols).  They are immutable and never deleted, so a backend may cache a
- * loaded table by id for ever.  The table is read and written here with
- * catalog-style heap and index access: no SPI, no search_path, no
- * permission checks (encoding a value may have to store a dictionary on
- * behalf of a user who may not touch the table itself).
+ * symbols, owner).  They are immutable and never deleted, so a backend may
+ * cache a loaded table by id for ever.  The table is read and written here
+ * with catalog-style heap and index access: no SPI, no search_path, no
+ * permission checks (encoding a value may store a dictionary on behalf of a
+ * role that may not touch the table itself; family.c decides who may).
  *
  * A family (the typmod of a gsst column) encodes with its newest table.
  * Which table that is gets cached per family and forgotten whenever the
- * dictionaries table sees a relcache invalidation; gsst_dict_create sends
- * one so that other backends pick up a new table when it commits.
+ * dictionaries table sees a relcache invalidation; storing a dictionary
+ * sends one so that other backends pick it up when it commits.
  *
- * A family without a table buffers a sample of the values written to it
- * and trains its first table when the next value would take the sample past
- * gsst.learn_sample_bytes.
+ * owner is the role that owned the family's table when the dictionary was
+ * stored; gsst.max_dictionaries_per_role bounds how many one role's tables
+ * may hold, because ids are shared by the whole database and never reused.
  *
  * Transactions: a dictionary inserted by a transaction that aborts must not
  * stay cached (values encoded with it would refer to a missing table).  A
  * dictionary inserted by a subtransaction that aborts may still be referred
  * to by values the outer transaction kept (PL variables), so it is
- * inserted again, with the same id and bytes, before the commit.
+ * inserted again, with the same id and bytes, before the commit.  A new
+ * column's first dictionary is stored by a transaction of its own
+ * (learn.c), so that it outlives the writes it was learned from.
  */
 #include "gsst.h"
 
@@ -31,12 +33,11 @@
 #include "access/xact.h"
 #include "access/xlog.h"
 #include "catalog/indexing.h"
-#include "catalog/namespace.h"
-#include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "commands/sequence.h"
 #include "commands/trigger.h"
 #include "miscadmin.h"
+#include "storage/lmgr.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/hsearch.h"
@@ -48,18 +49,21 @@
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
 
-/* Columns of gsst.dictionaries. */
+/* Columns of gsst.dictionaries; version 1.0 of the extension had no owner. */
 #define Anum_dict_id		1
 #define Anum_dict_family	2
 #define Anum_dict_created	3
 #define Anum_dict_nsymbols	4
 #define Anum_dict_symbols	5
-#define Natts_dict			5
+#define Anum_dict_owner		6
+#define Natts_dict			6
+#define Natts_dict_v1_0		5
 
 typedef struct DictEntry
 {
 	uint32		id;				/* hash key */
 	int32		family;
+	Oid			owner;			/* as stored, for inserting it again */
 	bool		created;		/* inserted by the current transaction */
 	bool		orphaned;		/* ... by a subtransaction that aborted */
 	SubTransactionId subid;		/* subtransaction that owns the insertion */
@@ -74,27 +78,11 @@ typedef struct FamilyEntry
 	uint32		current_id;		/* newest table, 0 = none */
 } FamilyEntry;
 
-typedef struct SampleEntry
-{
-	int32		family;			/* hash key */
-	MemoryContext cxt;			/* holds the arrays and the values */
-	Size		bytes;
-	int			nvalues;
-	int			capacity;
-	const uint8 **values;
-	size_t	   *lens;
-} SampleEntry;
-
-int			gsst_learn_sample_bytes = 16 * 1024;
-
-static GsstCatalog catalog;
-static bool catalog_valid = false;
-static Oid	cached_dictionaries_relid = InvalidOid;
+int			gsst_max_dictionaries_per_role = 1000;
 
 static MemoryContext cache_cxt = NULL;
 static HTAB *dict_hash = NULL;
 static HTAB *family_hash = NULL;
-static HTAB *sample_hash = NULL;
 static bool family_hash_stale = false;
 static Oid	dict_hash_relid = InvalidOid;	/* table dict_hash was read from */
 static int	created_count = 0;	/* entries with created = true */
@@ -165,83 +153,12 @@ flush_dict_hash(void)
 static void
 relcache_callback(Datum arg, Oid relid)
 {
-	if (!OidIsValid(relid) || relid == cached_dictionaries_relid)
+	if (!OidIsValid(relid) || relid == dict_hash_relid)
 	{
-		catalog_valid = false;
 		family_hash_stale = true;
 		last_entry = NULL;
 		last_family_entry = NULL;
 	}
-}
-
-static Oid
-relation_in_schema(const char *name, Oid nsp, char relkind)
-{
-	Oid			relid = get_relname_relid(name, nsp);
-
-	if (OidIsValid(relid) && get_rel_relkind(relid) != relkind)
-		return InvalidOid;
-	return relid;
-}
-
-/*
- * The extension's objects, by name in the gsst schema.  Returns NULL (or
- * raises an error) when the extension is not installed in this database.
- */
-const GsstCatalog *
-gsst_catalog(bool missing_ok)
-{
-	if (!catalog_valid)
-	{
-		GsstCatalog c;
-
-		memset(&c, 0, sizeof(c));
-		c.namespace_oid = get_namespace_oid("gsst", true);
-		if (OidIsValid(c.namespace_oid))
-		{
-			Oid			nsp = c.namespace_oid;
-			Oid			in_args[3] = {CSTRINGOID, OIDOID, INT4OID};
-			Oid			in_func;
-			oidvector  *in_types = buildoidvector(in_args, 3);
-
-			c.dictionaries = relation_in_schema("dictionaries", nsp, RELKIND_RELATION);
-			c.dictionaries_pkey = relation_in_schema("dictionaries_pkey", nsp, RELKIND_INDEX);
-			c.dictionaries_family_idx = relation_in_schema("dictionaries_family_id_idx", nsp, RELKIND_INDEX);
-			c.dictionary_id_seq = relation_in_schema("dictionary_id_seq", nsp, RELKIND_SEQUENCE);
-			c.family_seq = relation_in_schema("family_seq", nsp, RELKIND_SEQUENCE);
-			c.passthrough_type = GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid,
-												 CStringGetDatum("passthrough"),
-												 ObjectIdGetDatum(nsp));
-			/*
-			 * The type itself lives in the extension's schema: find it as
-			 * the result of gsst.gsst_in (a catalog lookup, no permission
-			 * checks, no search_path).
-			 */
-			in_func = GetSysCacheOid3(PROCNAMEARGSNSP, Anum_pg_proc_oid,
-									  CStringGetDatum("gsst_in"),
-									  PointerGetDatum(in_types),
-									  ObjectIdGetDatum(nsp));
-			if (OidIsValid(in_func))
-				c.gsst_type = get_func_rettype(in_func);
-		}
-
-		if (!OidIsValid(c.dictionaries) || !OidIsValid(c.dictionaries_pkey) ||
-			!OidIsValid(c.dictionaries_family_idx) ||
-			!OidIsValid(c.dictionary_id_seq) || !OidIsValid(c.family_seq) ||
-			!OidIsValid(c.passthrough_type) || !OidIsValid(c.gsst_type))
-		{
-			if (missing_ok)
-				return NULL;
-			ereport(ERROR,
-					(errcode(ERRCODE_UNDEFINED_OBJECT),
-					 errmsg("extension \"gsst\" is not installed in this database"),
-					 errhint("Run CREATE EXTENSION gsst.")));
-		}
-		catalog = c;
-		catalog_valid = true;
-		cached_dictionaries_relid = c.dictionaries;
-	}
-	return &catalog;
 }
 
 /* Make the caches usable: drop what belongs to an older gsst.dictionaries. */
@@ -274,25 +191,29 @@ prepare_caches(void)
 	return cat;
 }
 
-static void
+/*
+ * Check the columns of gsst.dictionaries; returns their number, which is
+ * Natts_dict_v1_0 until ALTER EXTENSION gsst UPDATE has run.
+ */
+static int
 check_descriptor(Relation rel)
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	static const Oid types[Natts_dict] = {INT4OID, INT4OID, TIMESTAMPTZOID,
-	INT4OID, BYTEAOID};
+	INT4OID, BYTEAOID, OIDOID};
 
-	if (desc->natts != Natts_dict)
+	if (desc->natts != Natts_dict && desc->natts != Natts_dict_v1_0)
 		goto bad;
-	for (int i = 0; i < Natts_dict; i++)
+	for (int i = 0; i < desc->natts; i++)
 		if (TupleDescAttr(desc, i)->atttypid != types[i] ||
 			TupleDescAttr(desc, i)->attisdropped)
 			goto bad;
-	return;
+	return desc->natts;
 bad:
 	ereport(ERROR,
 			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
 			 errmsg("table gsst.dictionaries does not have the expected columns"),
-			 errhint("Reinstall the gsst extension.")));
+			 errhint("Run ALTER EXTENSION gsst UPDATE, or reinstall the extension.")));
 }
 
 /*
@@ -415,6 +336,7 @@ lookup_dict(uint32 id, bool missing_ok)
 
 	e = hash_search(dict_hash, &id, HASH_ENTER, NULL);
 	e->family = family;
+	e->owner = InvalidOid;
 	e->created = false;
 	e->orphaned = false;
 	e->subid = InvalidSubTransactionId;
@@ -551,21 +473,22 @@ allocate_dictionary_id(const GsstCatalog *cat)
 
 /* Insert one row into gsst.dictionaries, bypassing permissions. */
 static void
-insert_dictionary_row(const GsstCatalog *cat, uint32 id, int32 family,
+insert_dictionary_row(const GsstCatalog *cat, uint32 id, int32 family, Oid owner,
 					  uint32 nsymbols, bytea *serialized)
 {
 	Relation	rel;
 	HeapTuple	tup;
 	Datum		values[Natts_dict];
-	bool		nulls[Natts_dict] = {false, false, false, false, false};
+	bool		nulls[Natts_dict] = {false, false, false, false, false, false};
 
 	rel = table_open(cat->dictionaries, RowExclusiveLock);
-	check_descriptor(rel);
+	(void) check_descriptor(rel);
 	values[Anum_dict_id - 1] = Int32GetDatum((int32) id);
 	values[Anum_dict_family - 1] = Int32GetDatum(family);
 	values[Anum_dict_created - 1] = TimestampTzGetDatum(GetCurrentTimestamp());
 	values[Anum_dict_nsymbols - 1] = Int32GetDatum((int32) nsymbols);
 	values[Anum_dict_symbols - 1] = PointerGetDatum(serialized);
+	values[Anum_dict_owner - 1] = ObjectIdGetDatum(owner);
 	tup = heap_form_tuple(RelationGetDescr(rel), values, nulls);
 	CatalogTupleInsert(rel, tup);
 	heap_freetuple(tup);
@@ -575,26 +498,68 @@ insert_dictionary_row(const GsstCatalog *cat, uint32 id, int32 family,
 	CacheInvalidateRelcacheByRelid(cat->dictionaries);
 }
 
-/*
- * Store a new dictionary for a family and make it the family's current
- * table in this backend.  Returns its id (from a sequence, never reused).
- */
-uint32
-gsst_dict_create(int32 family, const gsst_table *table)
+/* How many dictionaries the families of owner's tables hold. */
+static int64
+count_owner_dictionaries(const GsstCatalog *cat, Oid owner)
 {
-	const GsstCatalog *cat;
+	Relation	rel;
+	SysScanDesc scan;
+	HeapTuple	tup;
+	int64		n = 0;
+
+	rel = table_open(cat->dictionaries, AccessShareLock);
+	if (check_descriptor(rel) < Natts_dict)
+	{
+		table_close(rel, AccessShareLock);
+		return 0;
+	}
+	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tup = systable_getnext(scan)))
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tup, Anum_dict_owner, RelationGetDescr(rel), &isnull);
+
+		if (!isnull && DatumGetObjectId(d) == owner)
+			n++;
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return n;
+}
+
+/* May the owner's families hold one more dictionary under the limit quota? */
+static bool
+owner_below_quota(const GsstCatalog *cat, Oid owner, int quota)
+{
+	if (quota <= 0 || !OidIsValid(owner) || superuser_arg(owner))
+		return true;
+	return count_owner_dictionaries(cat, owner) < quota;
+}
+
+static void
+report_quota(int32 family, Oid owner)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+			 errmsg("the tables of role \"%s\" hold %d gsst dictionaries, the most gsst.max_dictionaries_per_role allows",
+					GetUserNameFromId(owner, true) ? GetUserNameFromId(owner, true) : "?",
+					gsst_max_dictionaries_per_role),
+			 errdetail("Family %d gets no new dictionary; dictionary ids are shared by the whole database and never reused.",
+					   family),
+			 errhint("A superuser can raise gsst.max_dictionaries_per_role.")));
+}
+
+/* Insert a dictionary and make it the family's current one in this backend. */
+static uint32
+store_dictionary(const GsstCatalog *cat, int32 family, Oid owner,
+				 const gsst_table *table)
+{
 	uint8		bytes[GSST_TABLE_MAX_BYTES];
 	int			nbytes;
 	bytea	   *serialized;
 	uint32		id;
 	DictEntry  *e;
 	FamilyEntry *fe;
-
-	if (!gsst_can_write_dictionaries())
-		ereport(ERROR,
-				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
-				 errmsg("cannot store a gsst dictionary in a read-only transaction")));
-	cat = prepare_caches();
 
 	nbytes = gsst_table_serialize(table, bytes, sizeof(bytes));
 	if (nbytes < 0)
@@ -606,12 +571,13 @@ gsst_dict_create(int32 family, const gsst_table *table)
 	SET_VARSIZE(serialized, VARHDRSZ + nbytes);
 	memcpy(VARDATA(serialized), bytes, nbytes);
 
-	insert_dictionary_row(cat, id, family, table->nsymbols, serialized);
+	insert_dictionary_row(cat, id, family, owner, table->nsymbols, serialized);
 	CommandCounterIncrement();
 
 	cat = prepare_caches();
 	e = hash_search(dict_hash, &id, HASH_ENTER, NULL);
 	e->family = family;
+	e->owner = owner;
 	e->created = true;
 	e->orphaned = false;
 	e->subid = GetCurrentSubTransactionId();
@@ -626,136 +592,76 @@ gsst_dict_create(int32 family, const gsst_table *table)
 	return id;
 }
 
-/* A new family id for a column, from gsst.family_seq. */
-int32
-gsst_next_family(void)
+/*
+ * Store a new dictionary for a family on purpose (gsst.train and what
+ * calls it), in the current transaction, and make it the family's current
+ * table in this backend.  The caller checked the TRAIN right.  Returns its
+ * id (from a sequence, never reused).
+ */
+uint32
+gsst_dict_create(int32 family, const gsst_table *table)
 {
-	const GsstCatalog *cat = gsst_catalog(false);
-	int64		next = nextval_internal(cat->family_seq, false);
+	const GsstCatalog *cat;
+	Oid			owner;
 
-	if (next <= 0 || next > PG_INT32_MAX)
+	if (!gsst_can_write_dictionaries())
 		ereport(ERROR,
-				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-				 errmsg("gsst family ids are exhausted")));
-	return (int32) next;
-}
-
-/* ---- learning the first table of a family ---- */
-
-static void
-drop_sample(SampleEntry *se)
-{
-	int32		family = se->family;
-
-	MemoryContextDelete(se->cxt);
-	hash_search(sample_hash, &family, HASH_REMOVE, NULL);
-}
-
-static void
-drop_all_samples(void)
-{
-	if (sample_hash)
-	{
-		HASH_SEQ_STATUS status;
-		SampleEntry *se;
-
-		hash_seq_init(&status, sample_hash);
-		while ((se = hash_seq_search(&status)) != NULL)
-			MemoryContextDelete(se->cxt);
-		hash_destroy(sample_hash);
-		sample_hash = NULL;
-	}
-}
-
-static void
-learn_from_sample(SampleEntry *se)
-{
-	int32		family = se->family;
-	gsst_table	table;
-	void	   *work;
-	int			rc;
-
-	work = palloc(gsst_train_work_bytes());
-	rc = gsst_train_generations(&table, se->values, se->lens, se->nvalues, work,
-								GSST_PG_TRAIN_GENERATIONS);
-	pfree(work);
-	drop_sample(se);
-	if (rc != GSST_OK)
-	{
-		ereport(WARNING,
-				(errmsg("gsst could not learn a table for family %d: %s",
-						family, gsst_strerror(rc))));
-		return;
-	}
-	gsst_dict_create(family, &table);
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("cannot store a gsst dictionary in a read-only transaction")));
+	cat = prepare_caches();
+	owner = gsst_family_owner(family);
+	if (!owner_below_quota(cat, owner, gsst_max_dictionaries_per_role))
+		report_quota(family, owner);
+	return store_dictionary(cat, family, owner, table);
 }
 
 /*
- * A value was stored raw because its family has no table yet: keep (a
- * prefix of) it, and once enough bytes are together, train the family's
- * first table.  Values of aborted transactions are dropped (XactCallback).
+ * Store a family's first dictionary unless it has one: one learning event
+ * gives one dictionary, however many sessions learn from their writes at
+ * once.  They serialize on a lock on the family (wait: block; else give up
+ * with GSST_LEARN_BUSY), and the first to hold it stores its table; the
+ * others find that one.  The lock is held to the end of the transaction.
+ * owner is that of the family's table as the learning backend sees it (the
+ * learner may not see a table created by a transaction still open).
  */
-void
-gsst_learn_observe(int32 family, const char *data, Size len)
+uint32
+gsst_dict_create_once(int32 family, const gsst_table *table, Oid owner,
+					  bool wait, int quota, GsstLearnStatus *status)
 {
-	SampleEntry *se;
-	bool		found;
-	Size		take;
-	uint8	   *copy;
+	const GsstCatalog *cat = prepare_caches();
+	uint32		existing;
 
-	if (gsst_learn_sample_bytes <= 0 || len == 0 ||
-		!gsst_can_write_dictionaries())
-		return;
-
-	if (sample_hash == NULL)
+	if (wait)
+		LockDatabaseObject(cat->dictionaries, (Oid) family, 0, ExclusiveLock);
+	else if (!ConditionalLockDatabaseObject(cat->dictionaries, (Oid) family, 0,
+											ExclusiveLock))
 	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(int32);
-		ctl.entrysize = sizeof(SampleEntry);
-		ctl.hcxt = TopMemoryContext;
-		sample_hash = hash_create("gsst samples", 16, &ctl,
-								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		*status = GSST_LEARN_BUSY;
+		return 0;
 	}
-	se = hash_search(sample_hash, &family, HASH_ENTER, &found);
-	if (!found)
+	/* what committed while we waited counts */
+	InvalidateCatalogSnapshot();
+	existing = read_family_latest(cat, family);
+	if (existing != 0)
 	{
-		se->cxt = AllocSetContextCreate(TopMemoryContext, "gsst sample",
-										ALLOCSET_DEFAULT_SIZES);
-		se->bytes = 0;
-		se->nvalues = 0;
-		se->capacity = 256;
-		se->values = MemoryContextAlloc(se->cxt, se->capacity * sizeof(uint8 *));
-		se->lens = MemoryContextAlloc(se->cxt, se->capacity * sizeof(size_t));
+		*status = GSST_LEARN_EXISTS;
+		family_hash_stale = true;
+		return existing;
 	}
-	if (se->nvalues == se->capacity)
+	if (!owner_below_quota(cat, owner, quota))
 	{
-		se->capacity *= 2;
-		se->values = repalloc(se->values, se->capacity * sizeof(uint8 *));
-		se->lens = repalloc(se->lens, se->capacity * sizeof(size_t));
+		*status = GSST_LEARN_QUOTA;
+		return 0;
 	}
-	take = Min(len, GSST_SAMPLE_VALUE_MAX);
+	*status = GSST_LEARN_STORED;
+	return store_dictionary(cat, family, owner, table);
+}
 
-	/*
-	 * Train before the sample passes the limit: at the default, which is the
-	 * codec's own sample size, the codec then trains on every value gathered,
-	 * in order.  A sample even one value larger makes it draw a 16 kB sample
-	 * at random, with repeats: bench/pg_bench.sh gsst_vs_text 0.604 -> 0.596.
-	 */
-	if (se->nvalues > 0 && se->bytes + take > (Size) gsst_learn_sample_bytes)
-	{
-		learn_from_sample(se);
-		return;
-	}
-	copy = MemoryContextAlloc(se->cxt, take);
-	memcpy(copy, data, take);
-	se->values[se->nvalues] = copy;
-	se->lens[se->nvalues] = take;
-	se->nvalues++;
-	se->bytes += take;
-
-	if (se->bytes >= (Size) gsst_learn_sample_bytes)
-		learn_from_sample(se);
+/* Has any dictionary been stored for the family (as far as we can see)? */
+bool
+gsst_family_has_dictionaries(int32 family)
+{
+	return read_family_latest(prepare_caches(), family) != 0;
 }
 
 /* ---- transaction hooks ---- */
@@ -778,8 +684,8 @@ reinsert_orphans(void)
 	{
 		if (e->created && e->orphaned)
 		{
-			insert_dictionary_row(cat, e->id, e->family, e->table.nsymbols,
-								  e->serialized);
+			insert_dictionary_row(cat, e->id, e->family, e->owner,
+								  e->table.nsymbols, e->serialized);
 			e->orphaned = false;
 		}
 	}
@@ -841,7 +747,6 @@ xact_callback(XactEvent event, void *arg)
 		case XACT_EVENT_ABORT:
 			settle_created(false);
 			family_hash_stale = true;
-			drop_all_samples();
 			break;
 		default:
 			break;
@@ -895,12 +800,26 @@ gsst_dictionaries_guard(PG_FUNCTION_ARGS)
 }
 
 /*
- * BEFORE INSERT trigger on gsst.dictionaries, for rows that come through
- * SQL (a restored dump, a superuser): the table must be valid, and an id
- * already taken gets a fresh one.  Dumps hold values as text, never as
- * codes, so no restored value refers to a dictionary id; but restoring a
- * table's data before gsst.dictionaries lets that column learn a table of
- * its own first, under an id the dump may use as well.
+ * BEFORE INSERT trigger on gsst.dictionaries (enabled ALWAYS), for rows that
+ * come through SQL rather than from gsst itself: a restored dump, a logical
+ * replication subscription, a superuser.
+ *
+ * A subscriber keeps its own dictionaries: rows that arrive under
+ * session_replication_role = replica (the apply and table sync workers of a
+ * subscription FOR ALL TABLES) are skipped; values travel as text.
+ *
+ * A row joins its family only when the inserting role may store that
+ * family's dictionaries (the owner of its column's table: so does the role
+ * that restores a whole database), else it is skipped with a NOTICE.  When
+ * the DDL hook gave a restored column another family than its dump
+ * declared (the declared one was taken here), the dictionaries the dump
+ * brings for it go to the family the column got.
+ *
+ * The table must be valid, and an id already taken gets a fresh one.
+ * Dumps hold values as text, never as codes, so no restored value refers to
+ * a dictionary id; but restoring a table's data before gsst.dictionaries
+ * lets that column learn a table of its own first, under an id the dump may
+ * use as well.
  */
 PG_FUNCTION_INFO_V1(gsst_dictionaries_before_insert);
 Datum
@@ -913,8 +832,15 @@ gsst_dictionaries_before_insert(PG_FUNCTION_ARGS)
 	bool		isnull;
 	Datum		id_datum;
 	int32		family;
+	int32		remapped;
 	gsst_table	table;
 	uint32		id;
+	int			natts;
+	int			cols[3];
+	Datum		vals[3];
+	bool		nulls[3] = {false, false, false};
+	int			ncols = 0;
+	Oid			owner;
 
 	if (!CALLED_AS_TRIGGER(fcinfo) || !TRIGGER_FIRED_BEFORE(trigdata->tg_event) ||
 		!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event) ||
@@ -923,9 +849,16 @@ gsst_dictionaries_before_insert(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
 				 errmsg("gsst.dictionaries_before_insert() must be a BEFORE INSERT row trigger")));
 
+	if (SessionReplicationRole == SESSION_REPLICATION_ROLE_REPLICA)
+	{
+		ereport(DEBUG1,
+				(errmsg("gsst: a replicated dictionary is not stored; this database keeps its own")));
+		return PointerGetDatum(NULL);
+	}
+
 	cat = prepare_caches();
 	desc = RelationGetDescr(trigdata->tg_relation);
-	check_descriptor(trigdata->tg_relation);
+	natts = check_descriptor(trigdata->tg_relation);
 	tup = trigdata->tg_trigtuple;
 	id_datum = heap_getattr(tup, Anum_dict_id, desc, &isnull);
 	if (isnull || DatumGetInt32(id_datum) <= 0 ||
@@ -936,18 +869,45 @@ gsst_dictionaries_before_insert(PG_FUNCTION_ARGS)
 	id = (uint32) DatumGetInt32(id_datum);
 	load_dictionary_tuple(tup, desc, id, &family, &table);
 
+	remapped = gsst_family_remapped(family);
+	if (remapped != 0)
+	{
+		cols[ncols] = Anum_dict_family;
+		vals[ncols++] = Int32GetDatum(remapped);
+		family = remapped;
+	}
+	if (!gsst_family_may(family, GSST_RIGHT_TRAIN))
+	{
+		ereport(NOTICE,
+				(errmsg("gsst dictionary %u is not stored: family %d belongs to no column whose table you own",
+						id, family)));
+		return PointerGetDatum(NULL);
+	}
+	owner = gsst_family_owner(family);
+	if (!owner_below_quota(cat, owner, gsst_max_dictionaries_per_role))
+	{
+		ereport(NOTICE,
+				(errmsg("gsst dictionary %u is not stored: the tables of its owner hold the most dictionaries gsst.max_dictionaries_per_role allows",
+						id)));
+		return PointerGetDatum(NULL);
+	}
+	if (natts == Natts_dict)
+	{
+		cols[ncols] = Anum_dict_owner;
+		vals[ncols++] = ObjectIdGetDatum(owner);
+	}
 	if (dictionary_id_taken(cat, id))
 	{
-		int			attnum = Anum_dict_id;
-		Datum		new_id;
-		bool		new_null = false;
+		uint32		new_id = allocate_dictionary_id(cat);
 
-		new_id = Int32GetDatum((int32) allocate_dictionary_id(cat));
 		ereport(NOTICE,
-				(errmsg("gsst dictionary id %u is taken; storing this dictionary as %d",
-						id, DatumGetInt32(new_id))));
-		tup = heap_modify_tuple_by_cols(tup, desc, 1, &attnum, &new_id, &new_null);
+				(errmsg("gsst dictionary id %u is taken; storing this dictionary as %u",
+						id, new_id)));
+		cols[ncols] = Anum_dict_id;
+		vals[ncols++] = Int32GetDatum((int32) new_id);
 	}
+	if (ncols > 0)
+		tup = heap_modify_tuple_by_cols(tup, desc, ncols, cols, vals, nulls);
 	/* other backends may have cached "no table yet" for this family */
 	CacheInvalidateRelcacheByRelid(cat->dictionaries);
 	return PointerGetDatum(tup);

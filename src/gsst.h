@@ -15,6 +15,8 @@
 #include "fmgr.h"
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
+#include "storage/lockdefs.h"
+#include "utils/relcache.h"
 
 #include "codec/gsst_codec.h"
 
@@ -33,6 +35,9 @@
 
 /* GUC: bytes a new family buffers before it learns its first table. */
 extern int	gsst_learn_sample_bytes;
+
+/* GUC: dictionaries the families of one role's tables may hold (0: no limit). */
+extern int	gsst_max_dictionaries_per_role;
 
 /* True when _PG_init ran from shared_preload_libraries (DDL hook active). */
 extern bool gsst_ddl_hook_active;
@@ -64,24 +69,95 @@ typedef struct GsstBuffer
 
 #define GSST_BUFFER_INIT {NULL, 0, NULL}
 
-/* dict.c */
-extern void gsst_dict_init(void);
+/* catalog.c */
 extern const GsstCatalog *gsst_catalog(bool missing_ok);
+
+/* dict.c: the dictionaries table and its cache */
+extern void gsst_dict_init(void);
 extern const gsst_table *gsst_dict_table(uint32 id);
 extern const gsst_table *gsst_dict_find(uint32 id, int32 *family);
 extern const gsst_encoder *gsst_family_encoder(int32 family, uint32 *table_id);
-extern void gsst_learn_observe(int32 family, const char *data, Size len);
+extern bool gsst_family_has_dictionaries(int32 family);
 extern uint32 gsst_dict_create(int32 family, const gsst_table *table);
 extern bool gsst_can_write_dictionaries(void);
-extern int32 gsst_next_family(void);
+
+/* What storing a family's first dictionary came to (gsst_dict_create_once). */
+typedef enum GsstLearnStatus
+{
+	GSST_LEARN_STORED,			/* stored; the id is returned */
+	GSST_LEARN_EXISTS,			/* the family had one already; its id is returned */
+	GSST_LEARN_BUSY,			/* another transaction is storing one */
+	GSST_LEARN_QUOTA,			/* the owner's dictionaries are at the limit */
+	GSST_LEARN_FAILED			/* the learner could not run or failed */
+} GsstLearnStatus;
+
+extern uint32 gsst_dict_create_once(int32 family, const gsst_table *table,
+									Oid owner, bool wait, int quota,
+									GsstLearnStatus *status);
+
+/* learn.c: a new column learns its first dictionary */
+extern void gsst_learn_init(void);
+extern void gsst_learn_observe(int32 family, const char *data, Size len,
+							   bool may_write_here);
+extern uint32 gsst_learn_store(int32 family, const gsst_table *table,
+							   bool may_write_here);
+extern PGDLLEXPORT void gsst_learner_main(Datum main_arg);
+
+/* privileges.c: relations checked before they are locked */
+#define GSST_CHECK_OWNER		0x01
+#define GSST_CHECK_SELECT		0x02
+#define GSST_CHECK_INSERT		0x03
+#define GSST_CHECK_PRIVILEGE	0x0f
+#define GSST_CHECK_NOT_CATALOG	0x10
+/* relkinds whose rows gsst functions read: table, partitioned, matview */
+#define GSST_RELKINDS_WITH_ROWS	"rpm"
+extern bool gsst_owns_relation(Oid relid, Oid role);
+extern Relation gsst_open_checked(Oid relid, LOCKMODE lockmode, int check,
+								  const char *relkinds);
+
+/* family.c: families, the columns that carry them, and rights on them */
+#define GSST_RIGHT_READ		0x01	/* see its symbols */
+#define GSST_RIGHT_ENCODE	0x02	/* encode with its dictionaries */
+#define GSST_RIGHT_LEARN	0x04	/* let written values train its first one */
+#define GSST_RIGHT_TRAIN	0x08	/* store a dictionary on purpose */
+
+typedef struct GsstColumnRef
+{
+	Oid			relid;
+	AttrNumber	attnum;
+	int32		family;
+	bool		root;			/* not inherited */
+	Oid			owner;			/* of its table */
+} GsstColumnRef;
+
+typedef void (*GsstFamilyColumnFn) (const GsstColumnRef *col, void *arg);
+
+extern void gsst_foreach_family_column(GsstFamilyColumnFn fn, void *arg);
+extern uint8 gsst_family_rights(int32 family);
+extern bool gsst_family_may(int32 family, uint8 right);
+extern void gsst_family_require(int32 family, uint8 right, const char *action);
+extern Oid	gsst_family_owner(int32 family);
+extern bool gsst_family_shared(int32 family, Oid relid, AttrNumber attnum);
+extern bool gsst_family_carried(int32 family, Oid relid, AttrNumber attnum);
+extern void gsst_family_note_remap(int32 declared, int32 assigned);
+extern int32 gsst_family_remapped(int32 declared);
 
 /* datum.c */
-extern struct varlena *gsst_encode_bytes(const char *data, Size len, int32 family);
+typedef enum GsstLearnPolicy
+{
+	GSST_LEARN_FROM_WRITES,		/* input and casts: LEARN right, learner only */
+	GSST_LEARN_IF_OWNER			/* gsst.compress: TRAIN right */
+} GsstLearnPolicy;
+
+extern struct varlena *gsst_encode_bytes(const char *data, Size len, int32 family,
+										 GsstLearnPolicy policy);
 extern const char *gsst_value_bytes(const struct varlena *value, Size *len,
 									GsstBuffer *buf);
 extern text *gsst_value_to_text(struct varlena *value);
 extern int64 gsst_value_raw_length(const struct varlena *value, uint32 *table_id);
 extern bool gsst_value_is_raw(const struct varlena *value);
+extern uint32 gsst_value_table_id(const struct varlena *value);
+extern void gsst_require_read_right(const struct varlena *value);
 extern void gsst_verify_text(const char *data, Size len);
 extern void gsst_report_corrupt(const char *what, int status) pg_attribute_noreturn();
 
@@ -90,6 +166,8 @@ extern uint32 gsst_train_column(Oid relid, const char *attname, int32 family,
 								bool quiet);
 
 /* ddl.c */
+extern bool gsst_relabel_families;
+extern int32 gsst_next_family(void);
 extern void gsst_ddl_init(void);
 
 #endif							/* GSST_GLUE_H */

@@ -237,41 +237,6 @@ gsst_train_column(Oid relid, const char *attname, int32 family, bool quiet)
 	return id;
 }
 
-static void
-check_select_privilege(Oid relid)
-{
-	AclResult	aclresult = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT);
-
-	if (aclresult != ACLCHECK_OK)
-		aclcheck_error(aclresult, get_relkind_objtype(get_rel_relkind(relid)),
-					   get_rel_name(relid));
-}
-
-static bool
-is_owner(Oid relid)
-{
-#if PG_VERSION_NUM >= 160000
-	return object_ownercheck(RelationRelationId, relid, GetUserId());
-#else
-	return pg_class_ownercheck(relid, GetUserId());
-#endif
-}
-
-/* Open a relation whose rows gsst functions read; it must hold rows. */
-static Relation
-open_table_to_read(Oid relid)
-{
-	Relation	rel = relation_open(relid, AccessShareLock);
-
-	if (rel->rd_rel->relkind != RELKIND_RELATION &&
-		rel->rd_rel->relkind != RELKIND_PARTITIONED_TABLE &&
-		rel->rd_rel->relkind != RELKIND_MATVIEW)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("\"%s\" is not a table", RelationGetRelationName(rel))));
-	return rel;
-}
-
 /* gsst.train(regclass, column name) -> int: a new table for the column. */
 PG_FUNCTION_INFO_V1(gsst_train_sql);
 Datum
@@ -287,11 +252,8 @@ gsst_train_sql(PG_FUNCTION_ARGS)
 	Oid			collid;
 	uint32		id;
 
-	rel = open_table_to_read(relid);
-	if (!is_owner(relid))
-		aclcheck_error(ACLCHECK_NOT_OWNER,
-					   get_relkind_objtype(rel->rd_rel->relkind),
-					   RelationGetRelationName(rel));
+	rel = gsst_open_checked(relid, AccessShareLock, GSST_CHECK_OWNER,
+							GSST_RELKINDS_WITH_ROWS);
 	attnum = get_attnum(relid, attname);
 	if (attnum <= 0)
 		ereport(ERROR,
@@ -305,6 +267,14 @@ gsst_train_sql(PG_FUNCTION_ARGS)
 				 errmsg("column \"%s\" of relation \"%s\" is not a gsst column with a dictionary family",
 						attname, RelationGetRelationName(rel)),
 				 errhint("Use ALTER TABLE ... ALTER COLUMN ... SET COMPRESSION gsst.")));
+	if (!gsst_family_may(typmod, GSST_RIGHT_TRAIN))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to train gsst family %d of column \"%s\" of relation \"%s\"",
+						typmod, attname, RelationGetRelationName(rel)),
+				 errdetail("The family belongs to a column of a table owned by another role."),
+				 errhint("Give the column a family of its own: ALTER TABLE %s ALTER COLUMN %s SET COMPRESSION gsst.",
+						 quote_identifier(RelationGetRelationName(rel)), quote_identifier(attname))));
 	relation_close(rel, NoLock);
 
 	id = gsst_train_column(relid, attname, typmod, true);
@@ -380,12 +350,13 @@ gsst_column_stats(PG_FUNCTION_ARGS)
 	TupleDesc	desc;
 	ColumnStats *stats;
 	int			ncols = 0;
+	bool		table_select;
 	ListCell   *lc;
 
 	InitMaterializedSRF(fcinfo, 0);
-	check_select_privilege(relid);
-
-	rel = open_table_to_read(relid);
+	rel = gsst_open_checked(relid, AccessShareLock, GSST_CHECK_SELECT,
+							GSST_RELKINDS_WITH_ROWS);
+	table_select = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
 	desc = RelationGetDescr(rel);
 	stats = palloc0(sizeof(ColumnStats) * desc->natts);
 	for (int i = 0; i < desc->natts; i++)
@@ -393,6 +364,10 @@ gsst_column_stats(PG_FUNCTION_ARGS)
 		Form_pg_attribute att = TupleDescAttr(desc, i);
 
 		if (att->attisdropped || att->atttypid != cat->gsst_type)
+			continue;
+		/* with column privileges, the columns the role may read */
+		if (!table_select &&
+			pg_attribute_aclcheck(relid, att->attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
 			continue;
 		stats[ncols].name = pstrdup(NameStr(att->attname));
 		stats[ncols].family = att->atttypmod;
@@ -507,6 +482,8 @@ gsst_dictionary(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_UNDEFINED_OBJECT),
 				 errmsg("gsst dictionary %d does not exist", id)));
+	/* symbols are fragments of a column's data: as readable as the column */
+	gsst_family_require(family, GSST_RIGHT_READ, "read");
 
 	for (int code = 0; code < GSST_MAX_SYMBOLS; code++)
 	{

@@ -58,7 +58,8 @@ gsst_in(PG_FUNCTION_ARGS)
 	char	   *str = PG_GETARG_CSTRING(0);
 	int32		typmod = PG_GETARG_INT32(2);
 
-	PG_RETURN_POINTER(gsst_encode_bytes(str, strlen(str), typmod_family(typmod)));
+	PG_RETURN_POINTER(gsst_encode_bytes(str, strlen(str), typmod_family(typmod),
+										GSST_LEARN_FROM_WRITES));
 }
 
 Datum
@@ -85,8 +86,9 @@ gsst_out(PG_FUNCTION_ARGS)
 /*
  * Binary input.  Plain text (the format gsst_send writes, and text's own)
  * is checked like textrecv does and encoded with the column's family.  An
- * encoded datum (leading 0x00) is accepted only when its table exists and
- * its codes decode to valid text; it is stored as it came.
+ * encoded datum (leading 0x00) is accepted only from a role that may read
+ * its dictionary's family, when its table exists and its codes decode to
+ * valid text; it is stored as it came.
  */
 Datum
 gsst_recv(PG_FUNCTION_ARGS)
@@ -101,6 +103,7 @@ gsst_recv(PG_FUNCTION_ARGS)
 		result = (struct varlena *) palloc(VARHDRSZ + remaining);
 		SET_VARSIZE(result, VARHDRSZ + remaining);
 		pq_copymsgbytes(msg, VARDATA(result), remaining);
+		gsst_require_read_right(result);
 		validate_encoded(result);
 	}
 	else
@@ -108,7 +111,8 @@ gsst_recv(PG_FUNCTION_ARGS)
 		int			nbytes;
 		char	   *str = pq_getmsgtext(msg, remaining, &nbytes);
 
-		result = gsst_encode_bytes(str, nbytes, typmod_family(typmod));
+		result = gsst_encode_bytes(str, nbytes, typmod_family(typmod),
+								   GSST_LEARN_FROM_WRITES);
 		pfree(str);
 	}
 	PG_RETURN_POINTER(result);
@@ -164,7 +168,7 @@ gsst_from_text(PG_FUNCTION_ARGS)
 	int32		typmod = PG_GETARG_INT32(1);
 
 	PG_RETURN_POINTER(gsst_encode_bytes(VARDATA_ANY(src), VARSIZE_ANY_EXHDR(src),
-										typmod_family(typmod)));
+										typmod_family(typmod), GSST_LEARN_FROM_WRITES));
 }
 
 /*
@@ -185,7 +189,8 @@ gsst_apply_family(PG_FUNCTION_ARGS)
 	if (!gsst_value_is_raw(value))
 		PG_RETURN_DATUM(arg);
 	PG_RETURN_POINTER(gsst_encode_bytes(VARDATA_ANY(value),
-										VARSIZE_ANY_EXHDR(value), family));
+										VARSIZE_ANY_EXHDR(value), family,
+										GSST_LEARN_FROM_WRITES));
 }
 
 /*
@@ -214,17 +219,25 @@ gsst_apply_family_support(PG_FUNCTION_ARGS)
 		PG_RETURN_POINTER(NULL);
 	arg = linitial(call->args);
 	typmod_arg = lsecond(call->args);
-	if (!IsA(arg, RelabelType) || !IsA(typmod_arg, Const) ||
-		((Const *) typmod_arg)->constisnull)
+	if (!IsA(typmod_arg, Const) || ((Const *) typmod_arg)->constisnull)
 		PG_RETURN_POINTER(NULL);
 	/*
 	 * The only binary-compatible casts into gsst come from gsst.passthrough.
 	 * Constant folding strips nested RelabelTypes, so by now the passthrough
-	 * hop may be gone and the relabel sit directly over the text Var.
+	 * hop may be gone and the relabel sit directly over the text Var.  A
+	 * gsst column itself is relabelled only while the DDL hook gives it
+	 * another family in place (gsst_relabel_families).
 	 */
 	cat = gsst_catalog(true);
-	if (cat == NULL ||
-		exprType((Node *) ((RelabelType *) arg)->arg) == cat->gsst_type)
+	if (cat == NULL)
+		PG_RETURN_POINTER(NULL);
+	if (exprType(arg) == cat->gsst_type && IsA(arg, Var) && gsst_relabel_families)
+		PG_RETURN_POINTER(makeRelabelType((Expr *) arg, call->funcresulttype,
+										  DatumGetInt32(((Const *) typmod_arg)->constvalue),
+										  call->funccollid, COERCE_IMPLICIT_CAST));
+	if (!IsA(arg, RelabelType) ||
+		(exprType((Node *) ((RelabelType *) arg)->arg) == cat->gsst_type &&
+		 !gsst_relabel_families))
 		PG_RETURN_POINTER(NULL);
 
 	PG_RETURN_POINTER(makeRelabelType(((RelabelType *) arg)->arg,
@@ -243,7 +256,11 @@ gsst_to_text(PG_FUNCTION_ARGS)
 	PG_RETURN_TEXT_P(gsst_value_to_text(value));
 }
 
-/* gsst.compress(text, family int): encode with the family's current table. */
+/*
+ * gsst.compress(text, family int): encode with the family's current table,
+ * if the caller may use the family (else the value stays raw).  It teaches
+ * a family without a table only when the caller owns its column.
+ */
 Datum
 gsst_compress(PG_FUNCTION_ARGS)
 {
@@ -255,18 +272,22 @@ gsst_compress(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("gsst dictionary family must be positive")));
 	PG_RETURN_POINTER(gsst_encode_bytes(VARDATA_ANY(src), VARSIZE_ANY_EXHDR(src),
-										family));
+										family, GSST_LEARN_IF_OWNER));
 }
 
 /*
  * gsst.decompress(bytea): decode untrusted bytes holding a gsst datum
- * payload; anything that is not a valid value is data_corrupted.
+ * payload; anything that is not a valid value is data_corrupted.  Codes
+ * are decoded only for a role that may read their dictionary's family.
  */
 Datum
 gsst_decompress_bytea(PG_FUNCTION_ARGS)
 {
 	bytea	   *value = PG_GETARG_BYTEA_PP(0);
-	text	   *result = gsst_value_to_text((struct varlena *) value);
+	text	   *result;
+
+	gsst_require_read_right((struct varlena *) value);
+	result = gsst_value_to_text((struct varlena *) value);
 
 	gsst_verify_text(VARDATA_ANY(result), VARSIZE_ANY_EXHDR(result));
 	PG_RETURN_TEXT_P(result);

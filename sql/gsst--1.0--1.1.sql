@@ -1,0 +1,41 @@
+/* gsst 1.0 -> 1.1: a family belongs to its column. */
+
+\echo Use "ALTER EXTENSION gsst UPDATE TO '1.1'" to load this file. \quit
+
+-- Who owned the family's column when a dictionary was stored; 0 for the
+-- dictionaries of 1.0, which count for nobody.
+ALTER TABLE gsst.dictionaries ADD COLUMN owner oid NOT NULL DEFAULT 0;
+
+-- The guards fire under session_replication_role = replica too, where the
+-- insert trigger skips what a subscription replicates.
+ALTER TABLE gsst.dictionaries ENABLE ALWAYS TRIGGER dictionaries_validate;
+ALTER TABLE gsst.dictionaries ENABLE ALWAYS TRIGGER dictionaries_immutable;
+
+-- Input and casts into gsst depend on the family's current dictionary and
+-- the caller's rights: STABLE.  (They write nothing in the caller's
+-- transaction: the learner stores a new column's first dictionary.)
+ALTER FUNCTION gsst.gsst_in(cstring, oid, integer) STABLE;
+ALTER FUNCTION gsst.gsst_recv(internal, oid, integer) STABLE;
+ALTER FUNCTION gsst.gsst_from_text(text, integer, boolean) STABLE;
+ALTER FUNCTION gsst.gsst_apply_family(@extschema@.gsst, integer, boolean) STABLE;
+-- Codes are decoded only for roles that may read their family.
+ALTER FUNCTION gsst.decompress(bytea) STABLE;
+COMMENT ON FUNCTION gsst.decompress(bytea) IS
+    'decode the payload of a gsst datum given as bytes (codes only with SELECT on their dictionary''s column); invalid input raises data_corrupted';
+COMMENT ON FUNCTION gsst.compress(text, integer) IS
+    'encode text with the current dictionary of a family whose column the caller may read or write; raw otherwise';
+
+-- It checks the caller's right to read the dictionary's column itself.
+GRANT EXECUTE ON FUNCTION gsst.dictionary(integer) TO PUBLIC;
+COMMENT ON FUNCTION gsst.dictionary(integer) IS
+    'the symbols of a dictionary, by code (needs SELECT on the column it belongs to)';
+
+DROP EVENT TRIGGER gsst_ddl_guard;
+CREATE EVENT TRIGGER gsst_ddl_guard ON ddl_command_start
+    WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE', 'CREATE FOREIGN TABLE',
+                 'DROP EXTENSION', 'DROP SCHEMA', 'DROP TRIGGER')
+    EXECUTE FUNCTION gsst.ddl_guard();
+CREATE EVENT TRIGGER gsst_ddl_check ON ddl_command_end
+    WHEN TAG IN ('CREATE TABLE', 'CREATE TABLE AS', 'SELECT INTO', 'ALTER TABLE',
+                 'CREATE FOREIGN TABLE')
+    EXECUTE FUNCTION gsst.ddl_guard();
