@@ -58,7 +58,7 @@ $(OBJS): $(wildcard src/*.h src/codec/*.h)
 # Tests
 #--------------------------------------------------------------------------
 
-REGRESS_TESTS = type casts ops ddl learn binary toast functions bulk
+REGRESS_TESTS = type casts ops ddl learn binary toast functions bulk privileges
 TAP_TESTS_GLOB = test/tap/*.pl
 
 TEST_USER ?= gsst_test

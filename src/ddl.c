@@ -58,6 +58,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
 
@@ -693,24 +694,29 @@ map_alter(AlterTableStmt *stmt, DdlContext *ctx, const char *queryString)
 	stmt->cmds = cmds;
 }
 
-/* After the statement: columns that may carry a copied family. */
-static void
-settle_families(Node *parsetree, const char *queryString)
+/*
+ * The tables whose columns may carry a copied family once the statement
+ * ran, as RangeVars copied before it runs (transforming a statement
+ * rewrites its tree in place).
+ */
+static List *
+copied_family_targets(Node *parsetree)
 {
 	CreateStmt *create = create_stmt_of(parsetree);
+	List	   *targets = NIL;
 	ListCell   *lc;
 
 	if (create != NULL)
 	{
 		if (has_like_clause(create->tableElts) || create->ofTypename != NULL)
-			own_families(RangeVarGetRelid(create->relation, NoLock, true), queryString);
+			targets = lappend(targets, copyObject(create->relation));
 	}
 	else if (IsA(parsetree, CreateTableAsStmt))
 	{
 		CreateTableAsStmt *ctas = (CreateTableAsStmt *) parsetree;
 
 		if (ctas->objtype == OBJECT_TABLE)
-			own_families(RangeVarGetRelid(ctas->into->rel, NoLock, true), queryString);
+			targets = lappend(targets, copyObject(ctas->into->rel));
 	}
 	else if (IsA(parsetree, AlterTableStmt))
 	{
@@ -722,12 +728,22 @@ settle_families(Node *parsetree, const char *queryString)
 
 			if (cmd->subtype == AT_DetachPartition ||
 				cmd->subtype == AT_DetachPartitionFinalize)
-				own_families(RangeVarGetRelid(((PartitionCmd *) cmd->def)->name, NoLock, true),
-							 queryString);
+				targets = lappend(targets, copyObject(((PartitionCmd *) cmd->def)->name));
 			else if (cmd->subtype == AT_DropInherit)
-				own_families(RangeVarGetRelid(stmt->relation, NoLock, true), queryString);
+				targets = lappend(targets, copyObject(stmt->relation));
 		}
 	}
+	return targets;
+}
+
+/* After the statement: give the targets' copied families up. */
+static void
+settle_families(List *targets, const char *queryString)
+{
+	ListCell   *lc;
+
+	foreach(lc, targets)
+		own_families(RangeVarGetRelid((RangeVar *) lfirst(lc), NoLock, true), queryString);
 }
 
 static void
@@ -777,6 +793,7 @@ gsst_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 {
 	DdlContext	ctx;
 	bool		mapped = false;
+	List	   *targets = NIL;
 
 	memset(&ctx, 0, sizeof(ctx));
 	if (internal_depth == 0 && statement_may_need_mapping(pstmt->utilityStmt) &&
@@ -791,6 +808,7 @@ gsst_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		}
 		tree = pstmt->utilityStmt;
 		mapped = true;
+		targets = copied_family_targets(tree);
 		if (create_stmt_of(tree) != NULL)
 			map_create(create_stmt_of(tree), &ctx);
 		else if (IsA(tree, AlterTableStmt))
@@ -811,7 +829,7 @@ gsst_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 
 	if (mapped)
 	{
-		settle_families(pstmt->utilityStmt, queryString);
+		settle_families(targets, queryString);
 		if (ctx.converted != NIL)
 			train_converted(ctx.converted);
 	}
@@ -1028,6 +1046,9 @@ statement_needs_hook(Node *parsetree)
 	return false;
 }
 
+/* Without the hook: tables to check at ddl_command_end, from its start. */
+static List *pending_targets = NIL;
+
 PG_FUNCTION_INFO_V1(gsst_ddl_guard);
 Datum
 gsst_ddl_guard(PG_FUNCTION_ARGS)
@@ -1042,12 +1063,22 @@ gsst_ddl_guard(PG_FUNCTION_ARGS)
 	trigdata = (EventTriggerData *) fcinfo->context;
 	tree = trigdata->parsetree;
 
+	/* without the hook, a copied family cannot be replaced: refuse it */
 	if (strcmp(trigdata->event, "ddl_command_end") == 0)
 	{
-		/* without the hook, a copied family cannot be replaced: refuse it */
+		List	   *targets = pending_targets;
+
+		pending_targets = NIL;
 		if (!gsst_ddl_hook_active && !creating_extension)
-			settle_families(tree, "");
+			settle_families(targets, "");
 		PG_RETURN_NULL();
+	}
+	if (!gsst_ddl_hook_active)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+
+		pending_targets = copied_family_targets(tree);
+		MemoryContextSwitchTo(old);
 	}
 
 	if (IsA(tree, DropStmt))
