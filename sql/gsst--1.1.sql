@@ -13,7 +13,9 @@ GRANT USAGE ON SCHEMA gsst TO PUBLIC;
 -- Dictionaries: immutable symbol tables, referred to by id from values.
 --------------------------------------------------------------------------
 
--- Ids fit the datum header (< 2^30) and are never reused.
+-- Ids fit the datum header (< 2^30); a new one is one past the highest
+-- stored.  This sequence is no longer used; it stays so that dumps made
+-- with version 1.0 restore.
 CREATE SEQUENCE gsst.dictionary_id_seq AS integer MAXVALUE 1073741823;
 -- A family is the dictionary lineage of one column: its typmod gsst(family).
 CREATE SEQUENCE gsst.family_seq AS integer;

@@ -34,7 +34,6 @@
 #include "access/xlog.h"
 #include "catalog/indexing.h"
 #include "catalog/pg_type.h"
-#include "commands/sequence.h"
 #include "commands/trigger.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
@@ -451,24 +450,63 @@ dictionary_id_taken(const GsstCatalog *cat, uint32 id)
 	return taken;
 }
 
+/* The lock that serializes the choice of new dictionary ids. */
+static void
+lock_id_allocation(const GsstCatalog *cat)
+{
+	LockDatabaseObject(cat->dictionaries, 0, 0, ExclusiveLock);
+}
+
 /*
- * A new dictionary id from gsst.dictionary_id_seq.  Ids already in the
- * table are skipped: after a restore the sequence may lag behind the rows.
+ * A new dictionary id: one past the highest stored by committed
+ * transactions or ones in progress (a dirty snapshot), or created by this
+ * backend (a subtransaction's, stored again at commit).  No id is lost to
+ * a crash or a rollback, as a sequence would lose some: ids below 32 take
+ * the shortest header, so they are worth keeping.  The caller holds
+ * lock_id_allocation until its row is inserted.
  */
 static uint32
 allocate_dictionary_id(const GsstCatalog *cat)
 {
-	for (;;)
-	{
-		int64		next = nextval_internal(cat->dictionary_id_seq, false);
+	Relation	rel;
+	Relation	idx;
+	SysScanDesc scan;
+	SnapshotData dirty;
+	HeapTuple	tup;
+	int64		highest = 0;
 
-		if (next <= 0 || next > (int64) GSST_MAX_TABLE_ID)
-			ereport(ERROR,
-					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("gsst dictionary ids are exhausted")));
-		if (!dictionary_id_taken(cat, (uint32) next))
-			return (uint32) next;
+	InitDirtySnapshot(dirty);
+	rel = table_open(cat->dictionaries, AccessShareLock);
+	idx = index_open(cat->dictionaries_pkey, AccessShareLock);
+	scan = systable_beginscan_ordered(rel, idx, &dirty, 0, NULL);
+	tup = systable_getnext_ordered(scan, BackwardScanDirection);
+	if (HeapTupleIsValid(tup))
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tup, Anum_dict_id, RelationGetDescr(rel), &isnull);
+
+		if (!isnull)
+			highest = DatumGetInt32(d);
 	}
+	systable_endscan_ordered(scan);
+	index_close(idx, AccessShareLock);
+	table_close(rel, AccessShareLock);
+
+	if (created_count > 0 && dict_hash != NULL)
+	{
+		HASH_SEQ_STATUS status;
+		DictEntry  *e;
+
+		hash_seq_init(&status, dict_hash);
+		while ((e = hash_seq_search(&status)) != NULL)
+			if (e->created && (int64) e->id > highest)
+				highest = e->id;
+	}
+	if (highest + 1 > (int64) GSST_MAX_TABLE_ID)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("gsst dictionary ids are exhausted")));
+	return (uint32) (highest + 1);
 }
 
 /* Insert one row into gsst.dictionaries, bypassing permissions. */
@@ -565,13 +603,15 @@ store_dictionary(const GsstCatalog *cat, int32 family, Oid owner,
 	if (nbytes < 0)
 		elog(ERROR, "could not serialize gsst table: %s", gsst_strerror(nbytes));
 
-	id = allocate_dictionary_id(cat);
-
 	serialized = MemoryContextAlloc(cache_cxt, VARHDRSZ + nbytes);
 	SET_VARSIZE(serialized, VARHDRSZ + nbytes);
 	memcpy(VARDATA(serialized), bytes, nbytes);
 
+	/* others see the row once it is in, in progress: the lock can go then */
+	lock_id_allocation(cat);
+	id = allocate_dictionary_id(cat);
 	insert_dictionary_row(cat, id, family, owner, table->nsymbols, serialized);
+	UnlockDatabaseObject(cat->dictionaries, 0, 0, ExclusiveLock);
 	CommandCounterIncrement();
 
 	cat = prepare_caches();
@@ -896,6 +936,8 @@ gsst_dictionaries_before_insert(PG_FUNCTION_ARGS)
 		cols[ncols] = Anum_dict_owner;
 		vals[ncols++] = ObjectIdGetDatum(owner);
 	}
+	/* the executor inserts the row after us: the lock stays to the end */
+	lock_id_allocation(cat);
 	if (dictionary_id_taken(cat, id))
 	{
 		uint32		new_id = allocate_dictionary_id(cat);
