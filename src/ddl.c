@@ -182,16 +182,52 @@ inherited_from_parent(const DdlContext *ctx, const char *colname, int32 family)
 	return false;
 }
 
+/* The root columns carrying a family, other than (relid, attnum). */
+typedef struct RootColumns
+{
+	int32		family;
+	Oid			relid;
+	AttrNumber	attnum;
+	List	   *relids;
+	List	   *attnums;
+} RootColumns;
+
+static void
+collect_root(const GsstColumnRef *col, void *arg)
+{
+	RootColumns *rc = (RootColumns *) arg;
+
+	if (col->family != rc->family || !col->root ||
+		(col->relid == rc->relid && col->attnum == rc->attnum))
+		return;
+	rc->relids = lappend_oid(rc->relids, col->relid);
+	rc->attnums = lappend_int(rc->attnums, col->attnum);
+}
+
+static void set_column_family(Oid relid, AttrNumber attnum, int32 family,
+							  const char *queryString);
+
 /*
  * May column colname (of ctx->relid when it exists already) have the
  * family it declares?  Not when another column carries it, nor when
  * dictionaries were stored for it and it is not the column's own: both
  * would hand the column another column's knowledge.
+ *
+ * One exception keeps a restore's families: a column that this session
+ * gave the family only for now (a partition restored before its ATTACH,
+ * whose own declared family was taken by its parent), while the family
+ * has no dictionary yet, gives it up to the column that declares it, and
+ * takes another (only when move_holders).
  */
 static bool
-family_available(const DdlContext *ctx, const char *colname, int32 family)
+family_available(const DdlContext *ctx, const char *colname, int32 family,
+				 bool move_holders)
 {
 	AttrNumber	attnum = OidIsValid(ctx->relid) ? get_attnum(ctx->relid, colname) : 0;
+	int32		holders_declared;
+	RootColumns rc;
+	ListCell   *lc1;
+	ListCell   *lc2;
 
 	if (IsBinaryUpgrade)
 		return true;			/* pg_upgrade keeps the catalogs as they were */
@@ -207,8 +243,26 @@ family_available(const DdlContext *ctx, const char *colname, int32 family)
 		if (typid == gsst_catalog(false)->gsst_type && typmod == family)
 			return true;		/* ALTER TYPE to the family it has */
 	}
-	return !gsst_family_carried(family, InvalidOid, 0) &&
-		!gsst_family_has_dictionaries(family);
+	if (gsst_family_has_dictionaries(family))
+		return false;
+	if (!gsst_family_carried(family, InvalidOid, 0))
+		return true;
+	holders_declared = gsst_family_declared_for(family);
+	if (!move_holders || holders_declared == 0)
+		return false;
+
+	memset(&rc, 0, sizeof(rc));
+	rc.family = family;
+	gsst_foreach_family_column(collect_root, &rc);
+	forboth(lc1, rc.relids, lc2, rc.attnums)
+	{
+		int32		other = gsst_next_family();
+
+		set_column_family(lfirst_oid(lc1), (AttrNumber) lfirst_int(lc2), other, "");
+		gsst_family_note_remap(holders_declared, other);
+	}
+	gsst_family_forget_remap(family);
+	return true;
 }
 
 /* A fresh family for a column that declared one it may not have. */
@@ -269,7 +323,7 @@ map_column_def(ColumnDef *def, const char *colname, DdlContext *ctx)
 		if (typmod <= 0)
 			def->typeName = gsst_typename(cat, gsst_next_family(),
 										  def->typeName->location);
-		else if (!family_available(ctx, colname, typmod))
+		else if (!family_available(ctx, colname, typmod, true))
 			def->typeName = gsst_typename(cat, replace_family(typmod, colname),
 										  def->typeName->location);
 	}
@@ -465,8 +519,7 @@ take_parent_families(Oid parent, Oid child, const char *queryString)
 
 		/* a restored partition got its own family first: that is settled now */
 		get_atttypetypmodcoll(child, attnum, &typid, &typmod, &collid);
-		if (gsst_family_remapped(lfirst_int(lc2)) == typmod)
-			gsst_family_note_remap(lfirst_int(lc2), 0);
+		gsst_family_forget_remap(typmod);
 		set_column_family(child, attnum, lfirst_int(lc2), queryString);
 	}
 }
@@ -1011,7 +1064,7 @@ statement_needs_hook(Node *parsetree)
 			{
 				typenameTypeIdAndMod(NULL, def->typeName, &typid, &typmod);
 				if (typid == cat->gsst_type && typmod > 0 &&
-					!family_available(&ctx, def->colname, typmod))
+					!family_available(&ctx, def->colname, typmod, false))
 					return true;
 			}
 		}

@@ -369,16 +369,20 @@ gsst_family_shared(int32 family, Oid relid, AttrNumber attnum)
 /*
  * Families the DDL hook gave a column instead of the one it declared, in
  * this session: a dump restored into a database where its families are
- * taken.  Dictionaries the same restore brings for the declared family go
- * to the assigned one (dict.c).
+ * taken, or a partition restored before its ATTACH.  Dictionaries the same
+ * restore brings for the declared family go to the family the column got
+ * (dict.c).  Keyed by the family assigned: several columns may have
+ * declared the same one.
  */
 typedef struct RemapEntry
 {
-	int32		declared;		/* hash key */
-	int32		assigned;
+	int32		assigned;		/* hash key */
+	int32		declared;
+	uint64		seq;			/* order of the remaps */
 } RemapEntry;
 
 static HTAB *remap_map = NULL;
+static uint64 remap_seq = 0;
 
 void
 gsst_family_note_remap(int32 declared, int32 assigned)
@@ -395,19 +399,51 @@ gsst_family_note_remap(int32 declared, int32 assigned)
 		remap_map = hash_create("gsst family remaps", 16, &ctl,
 								HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
-	e = hash_search(remap_map, &declared, HASH_ENTER, NULL);
-	e->assigned = assigned;
+	e = hash_search(remap_map, &assigned, HASH_ENTER, NULL);
+	e->declared = declared;
+	e->seq = ++remap_seq;
 }
 
-/* The family a declared one was remapped to in this session, or 0. */
-/* (gsst_family_note_remap(declared, 0) forgets a remap.) */
+/* A column gave up family assigned: it no longer stands for another. */
+void
+gsst_family_forget_remap(int32 assigned)
+{
+	if (remap_map != NULL)
+		(void) hash_search(remap_map, &assigned, HASH_REMOVE, NULL);
+}
+
+/*
+ * The declared family that this session gave family assigned instead, or
+ * 0: a column that holds assigned holds it only for now.
+ */
 int32
-gsst_family_remapped(int32 declared)
+gsst_family_declared_for(int32 assigned)
 {
 	RemapEntry *e;
 
 	if (remap_map == NULL)
 		return 0;
-	e = hash_search(remap_map, &declared, HASH_FIND, NULL);
-	return e ? e->assigned : 0;
+	e = hash_search(remap_map, &assigned, HASH_FIND, NULL);
+	return e ? e->declared : 0;
+}
+
+/* The family last given instead of a declared one in this session, or 0. */
+int32
+gsst_family_remapped(int32 declared)
+{
+	HASH_SEQ_STATUS status;
+	RemapEntry *e;
+	int32		assigned = 0;
+	uint64		latest = 0;
+
+	if (remap_map == NULL)
+		return 0;
+	hash_seq_init(&status, remap_map);
+	while ((e = hash_seq_search(&status)) != NULL)
+		if (e->declared == declared && e->seq > latest)
+		{
+			assigned = e->assigned;
+			latest = e->seq;
+		}
+	return assigned;
 }

@@ -140,7 +140,9 @@ extern Oid	gsst_family_owner(int32 family);
 extern bool gsst_family_shared(int32 family, Oid relid, AttrNumber attnum);
 extern bool gsst_family_carried(int32 family, Oid relid, AttrNumber attnum);
 extern void gsst_family_note_remap(int32 declared, int32 assigned);
+extern void gsst_family_forget_remap(int32 assigned);
 extern int32 gsst_family_remapped(int32 declared);
+extern int32 gsst_family_declared_for(int32 assigned);
 
 /* datum.c */
 typedef enum GsstLearnPolicy
