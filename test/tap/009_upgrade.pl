@@ -1,0 +1,72 @@
+# ALTER EXTENSION gsst UPDATE from 1.0 gives what CREATE EXTENSION gsst
+# installs, and keeps every stored value and dictionary.
+use strict;
+use warnings;
+use utf8;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use GsstTest;
+
+my $node = gsst_node('upgrade');
+$node->start;
+$node->safe_psql('postgres', 'CREATE DATABASE old');
+$node->safe_psql('postgres', 'CREATE DATABASE fresh');
+$node->safe_psql('fresh', 'CREATE EXTENSION gsst');
+
+my $rows = gsst_rows(1, 6000);
+$node->safe_psql('old', q{
+	CREATE EXTENSION gsst VERSION '1.0';
+	CREATE TABLE t (id int PRIMARY KEY, c text COMPRESSION gsst);
+});
+$node->safe_psql('old', "COPY t FROM STDIN;\n" . gsst_copy_text($rows) . "\\.\n");
+my $dicts = $node->safe_psql('old',
+	"SELECT string_agg(id || ':' || family || ':' || md5(symbols), ',' ORDER BY id) FROM gsst.dictionaries");
+cmp_ok($node->safe_psql('old', 'SELECT count(*) FROM t WHERE gsst.value_dictionary(c) IS NOT NULL'),
+	'>', 5000, 'version 1.0 stored compressed values');
+
+$node->safe_psql('old', 'ALTER EXTENSION gsst UPDATE');
+is($node->safe_psql('old', "SELECT extversion FROM pg_extension WHERE extname = 'gsst'"),
+	'1.1', 'updated to 1.1');
+
+# the objects of the extension, as both databases describe them
+my $objects = q{
+	SELECT string_agg(d, E'\n' ORDER BY d) FROM (
+	  SELECT format('function %s %s %s public may execute: %s', p.oid::regprocedure,
+	                p.provolatile, p.proparallel,
+	                has_function_privilege('public', p.oid, 'EXECUTE')) AS d
+	  FROM pg_proc p JOIN pg_depend e ON e.classid = 'pg_proc'::regclass AND e.objid = p.oid
+	  WHERE e.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'gsst') AND e.deptype = 'e'
+	  UNION ALL
+	  SELECT format('column %s %s %s %s', attname, format_type(atttypid, atttypmod), attnotnull,
+	                pg_get_expr(ad.adbin, ad.adrelid))
+	  FROM pg_attribute a LEFT JOIN pg_attrdef ad ON ad.adrelid = a.attrelid AND ad.adnum = a.attnum
+	  WHERE a.attrelid = 'gsst.dictionaries'::regclass AND a.attnum > 0 AND NOT a.attisdropped
+	  UNION ALL
+	  SELECT format('trigger %s %s', tgname, tgenabled) FROM pg_trigger
+	  WHERE tgrelid = 'gsst.dictionaries'::regclass
+	  UNION ALL
+	  SELECT format('event trigger %s %s %s %s', evtname, evtevent, evtenabled, evttags)
+	  FROM pg_event_trigger
+	  UNION ALL
+	  SELECT format('config %s', unnest(extconfig)::regclass) FROM pg_extension WHERE extname = 'gsst'
+	) s};
+is($node->safe_psql('old', $objects), $node->safe_psql('fresh', $objects),
+	'functions, dictionaries table, triggers and event triggers match a fresh 1.1');
+
+is($node->safe_psql('old',
+		"SELECT string_agg(id || ':' || family || ':' || md5(symbols), ',' ORDER BY id) FROM gsst.dictionaries"),
+	$dicts, 'dictionaries kept');
+is($node->safe_psql('old', "SELECT md5(string_agg(c, E'\\n' ORDER BY id)) FROM t"),
+	md5_of_rows($rows), 'every value decodes after the update');
+
+# and 1.1 works on the updated database: training counts for the owner,
+# the guards hold
+$node->safe_psql('old', q{SELECT gsst.train('t', 'c')});
+is($node->safe_psql('old', q{SELECT owner = (SELECT relowner FROM pg_class WHERE oid = 't'::regclass) FROM gsst.dictionaries ORDER BY id DESC LIMIT 1}),
+	't', 'a new dictionary records its owner');
+my ($rc, $out, $err) = $node->psql('old', q{SET session_replication_role = replica; DELETE FROM gsst.dictionaries});
+like($err, qr/cannot be updated, deleted or truncated/, 'the guard fires under replica');
+
+done_testing();
