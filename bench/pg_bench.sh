@@ -94,8 +94,11 @@ SQL
 printf 'file\trows\ttext_col_bytes\tlz4_col_bytes\tgsst_col_bytes\tgsst_vs_text\tcopy_s_text\tcopy_s_gsst\tlookup_us_text\tlookup_us_gsst\tscan_s_text\tscan_s_gsst\n'
 for file in $FILES; do
 	# a fresh extension per file: dictionary ids stay below 32, the range
-	# with 2-byte value headers (see bench/README.md)
-	psql_do -q -c 'SET client_min_messages = warning' -c 'DROP EXTENSION gsst CASCADE' -c 'CREATE EXTENSION gsst' >&2
+	# with 2-byte value headers (see bench/README.md); it cannot be dropped
+	# while gsst columns exist
+	psql_do -q -c 'SET client_min_messages = warning' \
+		-c 'DROP TABLE IF EXISTS b_text, b_lz4, b_gsst' \
+		-c 'DROP EXTENSION gsst' -c 'CREATE EXTENSION gsst' >&2
 	copy_text=$(load text "$file")
 	load lz4 "$file" >/dev/null
 	copy_gsst=$(load gsst "$file")
