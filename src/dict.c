@@ -450,11 +450,25 @@ dictionary_id_taken(const GsstCatalog *cat, uint32 id)
 	return taken;
 }
 
+/* Does this transaction hold the id lock to its end (it restores rows)? */
+static bool id_lock_kept = false;
+
 /* The lock that serializes the choice of new dictionary ids. */
 static void
 lock_id_allocation(const GsstCatalog *cat)
 {
 	LockDatabaseObject(cat->dictionaries, 0, 0, ExclusiveLock);
+}
+
+/*
+ * Does this transaction hold the lock on new dictionary ids until it ends?
+ * Then no other transaction can store a dictionary before it commits: a
+ * learner would wait for it in vain.
+ */
+bool
+gsst_dict_ids_locked_here(void)
+{
+	return id_lock_kept;
 }
 
 /*
@@ -778,15 +792,18 @@ xact_callback(XactEvent event, void *arg)
 			break;
 		case XACT_EVENT_COMMIT:
 			settle_created(true);
+			id_lock_kept = false;
 			break;
 		case XACT_EVENT_PREPARE:
 			/* a prepared transaction may still roll back elsewhere */
 			settle_created(false);
 			family_hash_stale = true;
+			id_lock_kept = false;
 			break;
 		case XACT_EVENT_ABORT:
 			settle_created(false);
 			family_hash_stale = true;
+			id_lock_kept = false;
 			break;
 		default:
 			break;
@@ -938,6 +955,7 @@ gsst_dictionaries_before_insert(PG_FUNCTION_ARGS)
 	}
 	/* the executor inserts the row after us: the lock stays to the end */
 	lock_id_allocation(cat);
+	id_lock_kept = true;
 	if (dictionary_id_taken(cat, id))
 	{
 		uint32		new_id = allocate_dictionary_id(cat);

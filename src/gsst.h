@@ -80,6 +80,7 @@ extern const gsst_encoder *gsst_family_encoder(int32 family, uint32 *table_id);
 extern bool gsst_family_has_dictionaries(int32 family);
 extern uint32 gsst_dict_create(int32 family, const gsst_table *table);
 extern bool gsst_can_write_dictionaries(void);
+extern bool gsst_dict_ids_locked_here(void);
 
 /* What storing a family's first dictionary came to (gsst_dict_create_once). */
 typedef enum GsstLearnStatus

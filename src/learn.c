@@ -218,12 +218,22 @@ uint32
 gsst_learn_store(int32 family, const gsst_table *table, bool may_write_here)
 {
 	GsstLearnStatus status;
-	uint32		id;
+	uint32		id = 0;
 
 	if (!gsst_can_write_dictionaries() || has_given_up(family))
 		return 0;
 
-	id = request_learner(family, table, &status);
+	/*
+	 * A transaction that restored dictionary rows holds the id lock to its
+	 * end (pg_restore --single-transaction): it stores the table itself.
+	 */
+	if (gsst_dict_ids_locked_here())
+	{
+		status = GSST_LEARN_FAILED;
+		may_write_here = true;
+	}
+	else
+		id = request_learner(family, table, &status);
 	if (status == GSST_LEARN_FAILED && may_write_here)
 		id = gsst_dict_create_once(family, table, gsst_family_owner(family), false,
 								   gsst_max_dictionaries_per_role, &status);

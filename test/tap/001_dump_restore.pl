@@ -9,6 +9,7 @@ use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(time);
 use GsstTest;
 
 # Run a command; returns (succeeded, stdout, stderr).
@@ -156,6 +157,13 @@ $node->safe_psql('src', q{
 	CREATE INDEX ON public.t (c);
 });
 $node->safe_psql('src', "INSERT INTO public.t (id, c) VALUES (5000, 'after retraining')");
+# "zzz" sorts after schema gsst, and its column never learned: in the
+# restore it learns after the dictionaries were restored, in the same
+# transaction when the restore is a single one
+$node->safe_psql('src', 'CREATE SCHEMA zzz; CREATE TABLE zzz.late (id int PRIMARY KEY, c text COMPRESSION gsst)');
+$node->safe_psql('src', "SET gsst.learn_sample_bytes = 0;\nCOPY zzz.late (id, c) FROM STDIN;\n$copy\\.\n");
+is($node->safe_psql('src', 'SELECT count(*) FROM zzz.late WHERE gsst.value_dictionary(c) IS NOT NULL'),
+	'0', 'zzz.late has no dictionary in the source');
 
 # a partitioned gsst table: pg_dump writes its partitions as CREATE TABLE
 # ... gsst(F) and ALTER TABLE ONLY parts ATTACH PARTITION
@@ -199,8 +207,8 @@ my $dump = $PostgreSQL::Test::Utils::tmp_check . '/src.dump';
 $node->command_ok([ 'pg_dump', '-Fc', '-f', $dump, '-d', $node->connstr('src') ], 'pg_dump');
 
 # parallel: the data, gsst.dictionaries included, is restored by other
-# sessions than the tables
-for my $mode ('custom', 'plain', 'parallel')
+# sessions than the tables; single: all in one transaction
+for my $mode ('custom', 'plain', 'parallel', 'single')
 {
 	my $db = "dst_$mode";
 	my ($ok, $out, $err, $remapped);
@@ -210,6 +218,17 @@ for my $mode ('custom', 'plain', 'parallel')
 		($ok, $out, $err, $remapped) = restore_logged($node, sub {
 			run_capture([ 'pg_restore', '--exit-on-error', '-d', $node->connstr($db), $dump ]) });
 		ok($ok, 'pg_restore of the custom dump');
+	}
+	elsif ($mode eq 'single')
+	{
+		my $start = time;
+		($ok, $out, $err, $remapped) = restore_logged($node, sub {
+			run_capture([ 'pg_restore', '--exit-on-error', '--single-transaction',
+					'-d', $node->connstr($db), $dump ]) });
+		ok($ok, 'pg_restore --single-transaction of the custom dump');
+		# a column learning after the restored dictionaries must not wait on
+		# the lock that restoring them keeps to the end of the transaction
+		cmp_ok(time - $start, '<', 15, 'single: no learning waits for the restore\'s own locks');
 	}
 	elsif ($mode eq 'parallel')
 	{
@@ -232,11 +251,13 @@ for my $mode ('custom', 'plain', 'parallel')
 		"$mode: only the partitions get a temporary family during the restore ("
 		  . join(', ', map { "$_ -> $remapped->{$_}" } sort keys %$remapped) . ')');
 
-	for my $tbl (qw(aaa.early public.conv))
+	for my $tbl (qw(aaa.early public.conv zzz.late))
 	{
 		is($node->safe_psql($db, "SELECT md5(string_agg(c, E'\\n' ORDER BY id)) FROM $tbl"),
 			$expect, "$mode: $tbl restored intact");
 	}
+	cmp_ok($node->safe_psql($db, 'SELECT count(*) FROM zzz.late WHERE gsst.value_dictionary(c) IS NOT NULL'),
+		'>', 2500, "$mode: zzz.late learned its dictionary during the restore");
 	is($node->safe_psql($db, "SELECT c FROM public.t WHERE id = 5000"), 'after retraining',
 		"$mode: row written after retraining restored");
 	is($node->safe_psql($db, $types_sql), $types, "$mode: column types and families restored");
