@@ -158,6 +158,12 @@ SELECT gsst.train('priv_hijack', 'c');
 CREATE TABLE priv_over (c text COMPRESSION gsst);
 INSERT INTO priv_over SELECT 'over the limit value ' || i FROM generate_series(1, 1000) i;
 SELECT count(*) FILTER (WHERE gsst.value_dictionary(c) IS NOT NULL) AS encoded FROM priv_over;
+-- SET COMPRESSION still converts a column, without a dictionary
+CREATE TABLE priv_over_text (c text);
+INSERT INTO priv_over_text VALUES ('a value');
+ALTER TABLE priv_over_text ALTER COLUMN c SET COMPRESSION gsst;
+SELECT format_type(atttypid, NULL) FROM pg_attribute
+WHERE attrelid = 'priv_over_text'::regclass AND attname = 'c';
 RESET ROLE;
 RESET gsst.max_dictionaries_per_role;
 SELECT count(*) AS intruder_dictionaries FROM gsst.dictionaries WHERE owner = 'priv_intruder'::regrole;
@@ -217,11 +223,25 @@ RESET ROLE;
 INSERT INTO gsst.dictionaries (id, family, created, nsymbols, symbols)
 SELECT 999990, :unused_family, created, nsymbols, symbols FROM gsst.dictionaries WHERE id = :dict;
 SELECT count(*) AS stored_for_unused_family FROM gsst.dictionaries WHERE family = :unused_family;
+\set VERBOSITY terse
 DROP EXTENSION gsst;
 \echo :LAST_ERROR_SQLSTATE
 DROP EXTENSION gsst CASCADE;
 \echo :LAST_ERROR_SQLSTATE
 DROP SCHEMA public CASCADE;
 \echo :LAST_ERROR_SQLSTATE
+\set VERBOSITY default
+-- the error names the columns and says how to convert them
+DO $$
+DECLARE
+  detail text;
+  hint text;
+BEGIN
+  DROP EXTENSION gsst CASCADE;
+EXCEPTION WHEN dependent_objects_still_exist THEN
+  GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL, hint = PG_EXCEPTION_HINT;
+  RAISE NOTICE 'names the first gsst column of this database: %, hint: %',
+    detail LIKE 'Dropping it would drop these columns and every value in them: public.type_t.c, %', hint;
+END $$;
 SELECT count(*) AS rows_intact, count(*) FILTER (WHERE email LIKE 'person.%@secret-corp.example') AS text_intact
 FROM priv_secret;

@@ -646,6 +646,14 @@ store_dictionary(const GsstCatalog *cat, int32 family, Oid owner,
 	return id;
 }
 
+/* May the family's owner store one more dictionary? */
+bool
+gsst_dict_quota_allows(int32 family)
+{
+	return owner_below_quota(prepare_caches(), gsst_family_owner(family),
+							 gsst_max_dictionaries_per_role);
+}
+
 /*
  * Store a new dictionary for a family on purpose (gsst.train and what
  * calls it), in the current transaction, and make it the family's current

@@ -81,6 +81,7 @@ extern bool gsst_family_has_dictionaries(int32 family);
 extern uint32 gsst_dict_create(int32 family, const gsst_table *table);
 extern bool gsst_can_write_dictionaries(void);
 extern bool gsst_dict_ids_locked_here(void);
+extern bool gsst_dict_quota_allows(int32 family);
 
 /* What storing a family's first dictionary came to (gsst_dict_create_once). */
 typedef enum GsstLearnStatus

@@ -181,6 +181,16 @@ gsst_train_column(Oid relid, const char *attname, int32 family, bool quiet)
 	uint32		id = 0;
 	char	   *relname = get_rel_name(relid);
 
+	/* SET COMPRESSION converts the column all the same */
+	if (!quiet && !gsst_dict_quota_allows(family))
+	{
+		ereport(WARNING,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("column \"%s\" of relation \"%s\" now uses compression method gsst, but learns no dictionary: the tables of its owner hold the most gsst.max_dictionaries_per_role allows",
+						attname, relname),
+				 errhint("A superuser can raise gsst.max_dictionaries_per_role.")));
+		return 0;
+	}
 	cxt = AllocSetContextCreate(CurrentMemoryContext, "gsst train",
 								ALLOCSET_DEFAULT_SIZES);
 	old = MemoryContextSwitchTo(cxt);
