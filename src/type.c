@@ -195,11 +195,13 @@ gsst_apply_family(PG_FUNCTION_ARGS)
 
 /*
  * Planner support of gsst_apply_family: applied to a relabelled
- * gsst.passthrough (text relabelled as gsst) it is a no-op.  ALTER COLUMN ... SET COMPRESSION gsst
- * becomes ALTER COLUMN ... TYPE gsst(f) USING c::gsst.passthrough::gsst(f);
- * with the coercion simplified away, only RelabelTypes stay over the Var
- * and ALTER TABLE keeps the heap as it is (old rows stay raw, which is a
- * valid gsst value).
+ * gsst.passthrough (text relabelled as gsst) it is a no-op.  ALTER COLUMN
+ * ... SET COMPRESSION gsst becomes ALTER COLUMN ... TYPE gsst(f) USING
+ * c::gsst.passthrough::gsst(f); with the coercion simplified away, only
+ * RelabelTypes stay over the Var and ALTER TABLE keeps the heap as it is
+ * (old rows stay raw, which is a valid gsst value).  The DDL hook gives a
+ * gsst column another family the same way (gsst_relabel_families): its
+ * values keep their bytes, each naming its own dictionary.
  */
 Datum
 gsst_apply_family_support(PG_FUNCTION_ARGS)
