@@ -1,24 +1,37 @@
 # gsst - FSST/GSST string compression for PostgreSQL text columns (PGXS).
 #
-#   make              build gsst.so (codec + glue)
-#   make install      install it into the PostgreSQL of $(PG_CONFIG)
-#   make test         (as root) install what is missing, build, install, run
-#                     the codec tests, pg_regress and the TAP tests
+#   make              build gsst.so (codec + glue), and gsst_gpu.so when nvcc is found
+#   make install      install them into the PostgreSQL of $(PG_CONFIG)
+#   make test         (as root) install the Debian packages the tests use, build,
+#                     install, run every suite: codec, GPU code on the CPU,
+#                     pg_regress, TAP
 #   make demo         (as root) a throwaway cluster with a size comparison
+#   make matrix       (as root) make test on PostgreSQL 15, 17 and 18, each in a
+#                     Debian root of the suite that carries it (scripts/matrix.sh)
+#   make deb          build the Debian package postgresql-$(PG_MAJOR)-gsst
+#   make deb-test     (as root) install that package into a fresh Debian root and
+#                     run the regression suite against it (installcheck)
 #
+# The PostgreSQL major is the one Debian's suite carries (bookworm 15,
+# trixie 17, forky 18), or PG_MAJOR=.. / PG_CONFIG=.. to pick another.
 # Tests run PostgreSQL as the unprivileged user $(TEST_USER) (initdb refuses
 # root), in a copy of the test files under $(TEST_DIR).
 
 EXTENSION  = gsst
 MODULE_big = gsst
 PGFILEDESC = "gsst - FSST/GSST string compression for text columns"
-DATA       = sql/gsst--1.0.sql sql/gsst--1.1.sql sql/gsst--1.0--1.1.sql
+DATA       = $(sort $(wildcard sql/gsst--*.sql))
 
 GLUE_SRCS  = $(sort $(wildcard src/*.c))
 CODEC_SRCS = $(sort $(wildcard src/codec/*.c))
 GLUE_OBJS  = $(GLUE_SRCS:.c=.o)
 CODEC_OBJS = $(CODEC_SRCS:.c=.o)
 OBJS       = $(GLUE_OBJS) $(CODEC_OBJS)
+
+# Every test/sql/*.sql is a regression test, in name order; pg_regress
+# creates the extension first (installcheck runs them too).
+REGRESS      = $(patsubst test/sql/%.sql,%,$(sort $(wildcard test/sql/*.sql)))
+REGRESS_OPTS = --inputdir=test --load-extension=gsst --encoding=UTF8 --no-locale
 
 # Ours are warning-free under -Wall -Wextra; the three -Wno- silence what
 # PostgreSQL's headers and fmgr conventions trigger under -Wextra.
@@ -31,7 +44,9 @@ $(CODEC_OBJS): CFLAGS += -Wno-declaration-after-statement
 # No LLVM bitcode for JIT: it needs clang and buys nothing here.
 override with_llvm = no
 
-PG_CONFIG ?= $(firstword $(wildcard /usr/lib/postgresql/15/bin/pg_config) pg_config)
+DEBIAN_SUITE := $(shell . /etc/os-release 2>/dev/null && echo $$VERSION_CODENAME)
+PG_MAJOR ?= $(or $(if $(filter bookworm,$(DEBIAN_SUITE)),15),$(if $(filter trixie,$(DEBIAN_SUITE)),17),$(if $(filter forky sid,$(DEBIAN_SUITE)),18),15)
+PG_CONFIG ?= $(firstword $(wildcard /usr/lib/postgresql/$(PG_MAJOR)/bin/pg_config) pg_config)
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 
 ifneq ($(PGXS),)
@@ -41,30 +56,34 @@ PGXS_DIR   := $(dir $(PGXS))../..
 PG_REGRESS_BIN := $(PGXS_DIR)/src/test/regress/pg_regress
 PG_TAP_LIB := $(PGXS_DIR)/src/test/perl
 else
-all install:
-	@echo "pg_config not found: run 'make test' as root to install PostgreSQL 15 and its headers" >&2; exit 1
+all install installcheck:
+	@echo "pg_config not found: run 'make test' as root to install PostgreSQL $(PG_MAJOR) and its headers" >&2; exit 1
 endif
 
 # PGXS tracks no header dependencies: rebuild everything when a header changes.
 $(OBJS): $(wildcard src/*.h src/codec/*.h)
 
-# GPU library (cuda/): the GPU engineer's rules build gsst_gpu.so when nvcc
-# is found.  gsst.so itself never links CUDA.
+# GPU library (cuda/): built when nvcc is found, for sm_90 plus PTX.
+# gsst.so itself never links CUDA.
 -include cuda/gpu.mk
 # installs gsst_gpu.so beside gsst.so for the gsst worker
 -include src/worker.mk
 
 #--------------------------------------------------------------------------
-# Tests
+# Dependencies: Debian packages, each step only what it uses, no
+# recommended packages.  postgresql-server-dev-N may upgrade an installed
+# postgresql-N to its own minor release.
 #--------------------------------------------------------------------------
 
-REGRESS_TESTS = type casts ops ddl learn binary toast functions bulk privileges
-TAP_TESTS_GLOB = test/tap/*.pl
+BUILD_PACKAGES = make gcc libc6-dev postgresql-server-dev-$(PG_MAJOR)
+# the server, TAP's IPC::Run, clang and its runtime for the fuzzers
+TEST_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR) libipc-run-perl \
+                 clang libclang-rt-dev
+DEMO_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR)
+DEB_PACKAGES   = $(BUILD_PACKAGES) dpkg-dev debhelper postgresql-server-dev-all
 
 TEST_USER ?= gsst_test
 TEST_DIR  ?= /tmp/gsst-test
-DEB_PACKAGES = postgresql-15 postgresql-server-dev-15 libipc-run-perl \
-               liblz4-dev libzstd-dev gcc make perl clang libclang-rt-14-dev
 IS_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo yes)
 ifeq ($(IS_ROOT),yes)
 RUN_AS = runuser -u $(TEST_USER) -- env HOME=$(TEST_DIR)
@@ -72,27 +91,41 @@ else
 RUN_AS = env
 endif
 
-.PHONY: test deps test-user test-codec test-gpu test-regress test-tap demo bench-pg
+# apt_install PACKAGES: install those not installed yet (as root; else a no-op)
+define apt_install
+@if [ "$$(id -u)" = 0 ]; then \
+  missing=""; \
+  for p in $(1); do \
+    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
+  done; \
+  if [ -n "$$missing" ]; then \
+    echo "== installing:$$missing"; \
+    apt-get update -q && DEBIAN_FRONTEND=noninteractive \
+      apt-get install -y -q --no-install-recommends $$missing; \
+  fi; \
+fi
+endef
 
-# Install missing Debian packages (root only, only what is missing).
-deps:
-	@if [ "$$(id -u)" = 0 ]; then \
-	  missing=""; \
-	  for p in $(DEB_PACKAGES); do \
-	    dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || missing="$$missing $$p"; \
-	  done; \
-	  if [ -n "$$missing" ]; then \
-	    echo "== installing:$$missing"; \
-	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q $$missing; \
-	  fi; \
-	fi
+.PHONY: test deps-test deps-demo deps-deb test-user test-codec test-gpu \
+        test-regress test-tap demo bench-pg matrix deb deb-test
+
+deps-test:
+	$(call apt_install,$(TEST_PACKAGES))
+deps-demo:
+	$(call apt_install,$(DEMO_PACKAGES))
+deps-deb:
+	$(call apt_install,$(DEB_PACKAGES))
 
 test-user:
 ifeq ($(IS_ROOT),yes)
 	@id -u $(TEST_USER) >/dev/null 2>&1 || useradd -r -M -s /usr/sbin/nologin $(TEST_USER)
 endif
 
-test: deps
+#--------------------------------------------------------------------------
+# Tests
+#--------------------------------------------------------------------------
+
+test: deps-test
 	$(MAKE) all
 	$(MAKE) install
 	$(MAKE) test-codec
@@ -100,55 +133,52 @@ test: deps
 	$(MAKE) test-regress
 	$(MAKE) test-tap
 
-# CPU-side tests of the GPU code: the kernels' logic emulated on the CPU
-# against the codec, and the ABI's no-device path (no GPU needed).
-test-gpu:
-	@echo "== gpu (CPU side): make -C test/gpu check"
-	$(MAKE) -C test/gpu check
-
-# The codec engineer's suite; each target runs once it exists.
+# The codec: unit tests (also under ASan/UBSan) and a short fuzzing run.
 test-codec:
-	@if [ ! -f test/codec/Makefile ]; then \
-	  echo "== codec tests: test/codec/Makefile not there yet, skipped"; \
-	else \
-	  for t in check check-sanitize fuzz-smoke; do \
-	    if $(MAKE) -s -C test/codec -n $$t >/dev/null 2>&1; then \
-	      echo "== codec: make -C test/codec $$t"; \
-	      $(MAKE) -C test/codec $$t || exit 1; \
-	    else \
-	      echo "== codec: target $$t not there yet, skipped"; \
-	    fi; \
-	  done; \
-	fi
+	$(MAKE) -C test/codec check check-sanitize fuzz-smoke
+
+# The GPU code on the CPU: the kernels' logic emulated against the codec,
+# and the library's path without a device.
+test-gpu:
+	$(MAKE) -C test/gpu check
 
 # A copy of the test inputs that the unprivileged user can read and write.
 define prepare_test_dir
 rm -rf $(TEST_DIR)/$(1) && mkdir -p $(TEST_DIR)/$(1) && \
-cp -r sql expected test $(TEST_DIR)/$(1)/ && \
+cp -r test $(TEST_DIR)/$(1)/ && \
 if [ "$(IS_ROOT)" = yes ]; then chown -R $(TEST_USER) $(TEST_DIR); chmod 755 $(TEST_DIR); fi
 endef
 
 test-regress: test-user
 	@$(call prepare_test_dir,regress)
 	cd $(TEST_DIR)/regress && $(RUN_AS) $(PG_REGRESS_BIN) \
-	  --bindir=$(PG_BINDIR) --inputdir=. --outputdir=. \
+	  --bindir=$(PG_BINDIR) --outputdir=. \
 	  --temp-instance=./instance --temp-config=test/regress.conf \
-	  --encoding=UTF8 --no-locale $(REGRESS_TESTS) \
+	  $(REGRESS_OPTS) $(REGRESS) \
 	|| { cat $(TEST_DIR)/regress/regression.diffs 2>/dev/null | head -200; exit 1; }
+
+# PostgreSQL 15 puts TAP files under TESTDIR; 16 and later under
+# TESTDATADIR and TESTLOGDIR.  Both point to the same place here.
+TAP_DIR = $(TEST_DIR)/tap
+TAP_TESTS_GLOB ?= test/tap/*.pl
 
 test-tap: test-user
 	@$(call prepare_test_dir,tap)
-	cd $(TEST_DIR)/tap && $(RUN_AS) TESTDIR=$(TEST_DIR)/tap \
+	cd $(TAP_DIR) && $(RUN_AS) TESTDIR=$(TAP_DIR) \
+	  TESTDATADIR=$(TAP_DIR)/tmp_check TESTLOGDIR=$(TAP_DIR)/tmp_check/log \
 	  PATH="$(PG_BINDIR):$$PATH" PG_REGRESS=$(PG_REGRESS_BIN) \
-	  GSST_DATA_DIR=$(abspath $(CURDIR)/../shared/data/dbtext) \
 	  prove -I $(PG_TAP_LIB) -I test/tap $(TAP_TESTS_GLOB) \
-	|| { tail -n 80 $(TEST_DIR)/tap/tmp_check/log/regress_log_* 2>/dev/null; exit 1; }
+	|| { tail -n 80 $(TAP_DIR)/tmp_check/log/regress_log_* 2>/dev/null; exit 1; }
+
+# The regression suite on PostgreSQL 15, 17 and 18.
+matrix:
+	scripts/matrix.sh
 
 #--------------------------------------------------------------------------
-# Demo and benchmark
+# Demo, benchmark, package
 #--------------------------------------------------------------------------
 
-demo: deps
+demo: deps-demo
 	$(MAKE) all
 	$(MAKE) install
 	$(MAKE) test-user
@@ -156,3 +186,9 @@ demo: deps
 
 bench-pg: test-user
 	TEST_USER=$(TEST_USER) PG_BINDIR=$(PG_BINDIR) bench/pg_bench.sh
+
+deb: deps-deb
+	scripts/deb.sh build
+
+deb-test:
+	scripts/deb.sh test

@@ -5,7 +5,6 @@
 -- dictionary: gsst.datum(c) = gsst.datum(gsst.compress(c::text, family)).
 --
 SET client_min_messages = warning;
-CREATE EXTENSION IF NOT EXISTS gsst;
 \set VERBOSITY terse
 
 -- rows whose stored bytes differ from per-row encoding with the column's
