@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/gpu_run.sh - the whole GPU session in one command, on the device
+# bench/gpu_run.sh - the whole GPU run in one command, on the device
 # machine, from the repository root:
 #   bench/gpu_run.sh [DATA_DIR] [BYTES] [baselines]
 # Uses binaries built here and carried (bench/build-gpu, cuda/build) when
@@ -12,9 +12,9 @@
 # nvCOMP when gpu_bench was built with it) next to gsst on l_comment, with a
 # TSV that has a codec column.  With a third argument "baselines" only that
 # step runs (DATA_DIR then needs only l_comment); SKIP_BASELINES=1 leaves
-# them out of the whole session, SKIP_SANITIZER=1 the compute-sanitizer runs.
+# them out of the whole run, SKIP_SANITIZER=1 the compute-sanitizer runs.
 # With "sanitizers" as third argument only the compute-sanitizer runs (the
-# whole session no longer fits one 10-minute device call); SKIP_NCU=1 leaves
+# whole run does not fit one 10-minute device call); SKIP_NCU=1 leaves
 # out the ncu profile.
 set -u -o pipefail
 DATA=${1:-.gpudata/dbtext}

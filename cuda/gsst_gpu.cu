@@ -128,7 +128,8 @@ load_shared(void *dst, const void *src, size_t bytes)
 }
 
 #ifndef ENCODE_MIN_BLOCKS
-#define ENCODE_MIN_BLOCKS 8		/* 64 registers, no spill: 6% over 6 blocks (session 4) */
+#define ENCODE_MIN_BLOCKS 8		/* 64 registers, no spill: 6% faster than 6 blocks;
+								 * 9 and 10 spill and are slower */
 #endif
 __global__ void __launch_bounds__(ENCODE_THREADS, ENCODE_MIN_BLOCKS)
 k_encode(gg_encode_args a)
@@ -2112,8 +2113,7 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 
 		/*
 		 * The kernels' stream first: the side stream's copy then probably never
-		 * takes the encoder's slots (k_encode 5.95 -> 5.85 ms on the H200,
-		 * session 6)
+		 * takes the encoder's slots (k_encode 5.95 -> 5.85 ms on the H200)
 		 */
 		INIT_CU(cudaDeviceGetStreamPriorityRange(&least, &greatest));
 		/*
