@@ -14,7 +14,7 @@
 /* Decode with an upper bound (8 bytes a code) below this many code bytes. */
 #define GSST_SHORT_CODES	512
 
-void
+GSST_NORETURN void
 gsst_report_corrupt(const char *what, int status)
 {
 	ereport(ERROR,

@@ -227,24 +227,29 @@ lookup_family(int32 family)
 	return last_family;
 }
 
+/* Has role the privilege on the column, by table or column privileges? */
+static bool
+column_has(const GsstColumnRef *col, Oid role, AclMode mode)
+{
+	bool		missing = false;
+
+	if (pg_class_aclcheck_ext(col->relid, role, mode, &missing) == ACLCHECK_OK)
+		return true;
+	if (missing)
+		return false;
+	return pg_attribute_aclcheck_ext(col->relid, col->attnum, role, mode,
+									 &missing) == ACLCHECK_OK;
+}
+
 /* What a column's privileges give on its family. */
 static uint8
 column_rights(const GsstColumnRef *col, Oid role)
 {
-	const AclMode wanted = ACL_SELECT | ACL_INSERT | ACL_UPDATE;
-	bool		missing = false;
-	AclMode		mask;
 	uint8		rights = 0;
 
-	mask = pg_class_aclmask_ext(col->relid, role, wanted, ACLMASK_ALL, &missing);
-	if (missing)
-		return 0;
-	if ((mask & wanted) != wanted)
-		mask |= pg_attribute_aclmask_ext(col->relid, col->attnum, role, wanted,
-										 ACLMASK_ALL, &missing);
-	if (mask & ACL_SELECT)
+	if (column_has(col, role, ACL_SELECT))
 		rights |= GSST_RIGHT_READ | GSST_RIGHT_ENCODE;
-	if (mask & (ACL_INSERT | ACL_UPDATE))
+	if (column_has(col, role, ACL_INSERT) || column_has(col, role, ACL_UPDATE))
 		rights |= GSST_RIGHT_ENCODE | GSST_RIGHT_LEARN;
 	return rights;
 }

@@ -13,12 +13,18 @@
 #include "postgres.h"
 
 #include "fmgr.h"
+#if PG_VERSION_NUM >= 160000
+#include "varatt.h"
+#endif
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
 #include "storage/lockdefs.h"
 #include "utils/relcache.h"
 
 #include "codec/gsst_codec.h"
+
+/* A function that does not return (pg_attribute_noreturn() is gone in 18). */
+#define GSST_NORETURN _Noreturn
 
 /* Bytes a sample value contributes to training at most. */
 #define GSST_SAMPLE_VALUE_MAX	4096
@@ -163,7 +169,7 @@ extern bool gsst_value_is_raw(const struct varlena *value);
 extern uint32 gsst_value_table_id(const struct varlena *value);
 extern void gsst_require_read_right(const struct varlena *value);
 extern void gsst_verify_text(const char *data, Size len);
-extern void gsst_report_corrupt(const char *what, int status) pg_attribute_noreturn();
+extern GSST_NORETURN void gsst_report_corrupt(const char *what, int status);
 
 /* train.c */
 extern uint32 gsst_train_column(Oid relid, const char *attname, int32 family,

@@ -145,6 +145,13 @@ struct GsstRequest
 
 static WorkerShared *shared = NULL;
 
+/* MyProc's index in ProcGlobal->allProcs (PGPROC.pgprocno until 17). */
+static inline int
+my_procno(void)
+{
+	return (int) (MyProc - ProcGlobal->allProcs);
+}
+
 #if PG_VERSION_NUM >= 150000
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 #endif
@@ -478,7 +485,7 @@ gsst_request_submit(GsstBatch *batch)
 
 		slot->request_id = ++shared->next_request_id;
 		slot->handle = dsm_segment_handle(seg);
-		slot->backend_procno = MyProc->pgprocno;
+		slot->backend_procno = my_procno();
 		slot->backend_pid = MyProcPid;
 		/* the worker checks the id before it trusts the segment */
 		hdr->request_id = slot->request_id;
@@ -1034,7 +1041,7 @@ gsst_worker_main(Datum main_arg)
 	before_shmem_exit(worker_exit_callback, (Datum) 0);
 	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
 	shared->worker_pid = MyProcPid;
-	shared->worker_procno = MyProc->pgprocno;
+	shared->worker_procno = my_procno();
 	shared->starts++;
 	shared->started_at = GetCurrentTimestamp();
 	shared->gpu_ready = false;

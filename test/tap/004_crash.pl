@@ -7,6 +7,7 @@ use utf8;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use File::Spec;
 use IPC::Run;
 use Time::HiRes qw(usleep);
 use GsstTest;
@@ -31,7 +32,8 @@ cmp_ok($dicts_before, '>=', 1, 'column learned a dictionary');
 
 # the bulk COPY that gets killed: in a transaction that also creates a table
 # that learns its own dictionary
-my $file = "$PostgreSQL::Test::Utils::tmp_check/bulk.txt";
+# the server reads it: an absolute path (tmp_check may be relative)
+my $file = File::Spec->rel2abs("$PostgreSQL::Test::Utils::tmp_check/bulk.txt");
 open my $fh, '>:encoding(UTF-8)', $file or die "could not write $file: $!";
 print $fh gsst_copy_text(gsst_rows(200001, 600000));
 close $fh;
@@ -44,9 +46,12 @@ my $copy = IPC::Run::start(
 		       COPY t FROM '$file'; COMMIT;"
 	],
 	\$in, \$out, \$err);
+# everything below tests a crash in the middle of this COPY: without it,
+# the rest would pass without testing anything
 ok($node->poll_query_until('postgres',
 		'SELECT coalesce(max(tuples_processed), 0) > 50000 FROM pg_stat_progress_copy'),
-	'bulk COPY is under way');
+	'bulk COPY is under way')
+  or BAIL_OUT("the bulk COPY never got under way: $err");
 
 # Crash: SIGKILL the postmaster, then every server process, as a machine
 # crash would (a backend outliving its postmaster could still commit).
