@@ -396,7 +396,7 @@ CREATE EVENT TRIGGER gsst_ddl_check ON ddl_command_end
 --------------------------------------------------------------------------
 
 CREATE FUNCTION gsst.worker_status(
-    OUT pid integer, OUT mode text, OUT gpu boolean, OUT device text,
+    OUT pid integer, OUT mode text, OUT reason text, OUT gpu boolean, OUT device text,
     OUT library text, OUT started timestamptz, OUT starts integer,
     OUT gpu_batches bigint, OUT cpu_batches bigint, OUT failed_batches bigint,
     OUT backend_fallbacks bigint, OUT bytes_in bigint, OUT bytes_out bigint,
@@ -405,7 +405,7 @@ CREATE FUNCTION gsst.worker_status(
     AS 'MODULE_PATHNAME', 'gsst_worker_status' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE VIEW gsst.worker_status AS SELECT * FROM gsst.worker_status();
 COMMENT ON VIEW gsst.worker_status IS
-    'the gsst worker: pid, mode (gpu, cpu, off, stopped), device, batches, bytes in and out, errors, requests in flight';
+    'the gsst worker: pid, mode (gpu, cpu, stopped), why there is no GPU, device, batches, bytes in and out, real failures, requests in flight';
 GRANT SELECT ON gsst.worker_status TO PUBLIC;
 
 CREATE FUNCTION gsst.compress_table(rel regclass, column_name name DEFAULT NULL,

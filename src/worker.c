@@ -29,6 +29,8 @@
 #include "worker.h"
 
 #include <dlfcn.h>
+#include <errno.h>
+#include <unistd.h>
 
 #include "access/xact.h"
 #include "funcapi.h"
@@ -96,7 +98,9 @@ typedef struct WorkerShared
 	uint64		next_request_id;
 	char		device[GSST_ERROR_LEN];
 	char		library[MAXPGPATH];
-	char		last_error[GSST_ERROR_LEN];
+	char		cpu_reason[GSST_ERROR_LEN];	/* why there is no GPU, in plain words */
+	bool		cpu_reason_told;	/* logged once since the server started */
+	char		last_error[GSST_ERROR_LEN];	/* the last real failure */
 	uint64		gpu_batches;
 	uint64		cpu_batches;
 	uint64		failed_batches;
@@ -647,12 +651,35 @@ static int	gpu_ctx_device = -1;
 static bool gpu_reopen = false;	/* a CUDA failure closed the context */
 static gsst_encoder *cpu_encoder = NULL;
 
+/* A real failure: a broken library, a CUDA error.  Logged each time. */
 static void
 set_last_error(const char *msg)
 {
 	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
 	strlcpy(shared->last_error, msg, sizeof(shared->last_error));
 	LWLockRelease(shared->lock);
+	ereport(WARNING,
+			(errmsg("gsst worker: %s; bulk paths encode on the CPU", msg)));
+}
+
+/*
+ * No GPU, for an ordinary reason (no library installed, no device,
+ * gsst.gpu off): the server runs on the CPU.  Said once, at LOG level,
+ * until the server restarts; worker_status shows it as the reason.
+ */
+static void
+set_cpu_reason(const char *reason)
+{
+	bool		tell;
+
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	tell = !shared->cpu_reason_told || strcmp(shared->cpu_reason, reason) != 0;
+	strlcpy(shared->cpu_reason, reason, sizeof(shared->cpu_reason));
+	shared->cpu_reason_told = true;
+	LWLockRelease(shared->lock);
+	if (tell)
+		ereport(LOG,
+				(errmsg("gsst: %s; bulk paths encode on the CPU", reason)));
 }
 
 static char *
@@ -678,7 +705,7 @@ gpu_open(void)
 		return;
 	if (!gsst_gpu_enabled)
 	{
-		set_last_error("gsst.gpu is off in the server configuration");
+		set_cpu_reason("gsst.gpu is off in the server configuration");
 		return;
 	}
 	path = library_path();
@@ -688,14 +715,18 @@ gpu_open(void)
 
 	if (gpu.handle == NULL)
 	{
-		void	   *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-		char	   *msg;
+		void	   *h;
 
+		/* no library is the CPU-only installation, not a fault */
+		if (access(path, F_OK) != 0 && errno == ENOENT)
+		{
+			set_cpu_reason(psprintf("no GPU library is installed (%s)", path));
+			return;
+		}
+		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 		if (h == NULL)
 		{
-			msg = psprintf("could not load GPU library \"%s\": %s", path, dlerror());
-			set_last_error(msg);
-			ereport(LOG, (errmsg("gsst worker: %s; bulk paths encode on the CPU", msg)));
+			set_last_error(psprintf("could not load GPU library \"%s\": %s", path, dlerror()));
 			return;
 		}
 		gpu.config_default = dlsym(h, "gsst_gpu_config_default");
@@ -709,10 +740,8 @@ gpu_open(void)
 		if (!gpu.config_default || !gpu.init || !gpu.init_error || !gpu.shutdown ||
 			!gpu.last_error || !gpu.strerror || !gpu.get_info || !gpu.encode)
 		{
-			msg = psprintf("GPU library \"%s\" lacks the gsst_gpu ABI %d functions",
-						   path, GSST_GPU_ABI_VERSION);
-			set_last_error(msg);
-			ereport(LOG, (errmsg("gsst worker: %s", msg)));
+			set_last_error(psprintf("GPU library \"%s\" lacks the gsst_gpu ABI %d functions",
+									path, GSST_GPU_ABI_VERSION));
 			dlclose(h);
 			memset(&gpu, 0, sizeof(gpu));
 			return;
@@ -725,11 +754,14 @@ gpu_open(void)
 	rc = gpu.init(&config, &gpu_ctx);
 	if (rc != GSST_GPU_OK || gpu_ctx == NULL)
 	{
-		char	   *msg = psprintf("no GPU: %s (%s)", gpu.strerror(rc), gpu.init_error());
+		char	   *msg = psprintf("%s (%s)", gpu.strerror(rc), gpu.init_error());
 
 		gpu_ctx = NULL;
-		set_last_error(msg);
-		ereport(LOG, (errmsg("gsst worker: %s; bulk paths encode on the CPU", msg)));
+		/* a machine without a device or driver is a CPU-only machine */
+		if (rc == GSST_GPU_ERR_NO_DEVICE)
+			set_cpu_reason(psprintf("no GPU: %s", msg));
+		else
+			set_last_error(psprintf("could not open GPU %d: %s", gsst_gpu_device, msg));
 		return;
 	}
 	gpu_ctx_device = gsst_gpu_device;
@@ -741,6 +773,7 @@ gpu_open(void)
 			 gpu_ctx_device, info.name, info.cc_major, info.cc_minor,
 			 info.total_memory >> 20);
 	shared->gpu_ready = true;
+	shared->cpu_reason[0] = '\0';
 	shared->last_error[0] = '\0';
 	LWLockRelease(shared->lock);
 	ereport(LOG, (errmsg("gsst worker: encoding on GPU %s", shared->device)));
@@ -1096,6 +1129,11 @@ gsst_worker_main(Datum main_arg)
 
 /* ---- gsst.worker_status() ---- */
 
+/*
+ * gpu: the worker encodes bulk batches on the GPU; cpu: no GPU (the reason
+ * says why), batches are encoded on the CPU, by the worker when
+ * gsst.worker_cpu is on (cpu_batches counts them), else by each backend.
+ */
 static const char *
 slot_mode(const WorkerShared *s)
 {
@@ -1103,9 +1141,7 @@ slot_mode(const WorkerShared *s)
 		return "stopped";
 	if (s->gpu_ready)
 		return "gpu";
-	if (s->accepting)
-		return "cpu";
-	return "off";
+	return "cpu";
 }
 
 PG_FUNCTION_INFO_V1(gsst_worker_status);
@@ -1114,14 +1150,17 @@ gsst_worker_status(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	WorkerShared snap;
-	Datum		values[16];
-	bool		nulls[16];
+	Datum		values[17];
+	bool		nulls[17];
+	bool		with_reason;
 	int			in_flight = 0;
 	int			i = 0;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (shared == NULL)
 		return (Datum) 0;		/* not preloaded: no worker */
+	/* version 1.0 of the SQL objects had no reason column */
+	with_reason = rsinfo->setDesc->natts == 17;
 
 	LWLockAcquire(shared->lock, LW_SHARED);
 	memcpy(&snap, shared, sizeof(snap));
@@ -1134,6 +1173,11 @@ gsst_worker_status(PG_FUNCTION_ARGS)
 	values[i] = Int32GetDatum(snap.worker_pid);
 	nulls[i++] = snap.worker_pid == 0;
 	values[i++] = CStringGetTextDatum(slot_mode(&snap));
+	if (with_reason)
+	{
+		values[i] = CStringGetTextDatum(snap.cpu_reason);
+		nulls[i++] = snap.gpu_ready || snap.cpu_reason[0] == '\0';
+	}
 	values[i++] = BoolGetDatum(snap.gpu_ready);
 	values[i] = CStringGetTextDatum(snap.device);
 	nulls[i++] = snap.device[0] == '\0';
@@ -1152,7 +1196,7 @@ gsst_worker_status(PG_FUNCTION_ARGS)
 	values[i] = CStringGetTextDatum(snap.last_error);
 	nulls[i++] = snap.last_error[0] == '\0';
 	values[i++] = Int32GetDatum(in_flight);
-	Assert(i == 16);
+	Assert(i == rsinfo->setDesc->natts);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return (Datum) 0;
 }

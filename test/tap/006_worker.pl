@@ -212,12 +212,18 @@ is(mismatches('t'), '0', 'stored bytes equal per-row encoding');
 # 6. The GPU library is missing: the worker says so, and everything runs in
 #    the backend.
 #
+my $log_offset = -s $node->logfile;
 restart_with("gsst.gpu_library = '/nonexistent/gsst_gpu.so'\ngsst.worker_cpu = off");
-is(status('mode'), 'off', 'worker takes no batches');
+is(status('mode'), 'cpu', 'a CPU-only server: bulk paths encode on the CPU');
 is(status('gpu'), 'f', 'no GPU');
 is(status('library'), '/nonexistent/gsst_gpu.so', 'reports the library it tried');
-like(status('last_error'), qr{could not load GPU library "/nonexistent/gsst_gpu.so"},
-	'and why it is missing');
+is(status('reason'), 'no GPU library is installed (/nonexistent/gsst_gpu.so)',
+	'and says why, in plain words');
+is(status("coalesce(last_error, 'none')"), 'none', 'which is no error');
+my $log = substr(slurp_file($node->logfile), $log_offset);
+is(scalar(() = $log =~ /LOG:  gsst: no GPU library is installed \(\/nonexistent\/gsst_gpu.so\); bulk paths encode on the CPU/g),
+	1, 'said once, at LOG level');
+unlike($log, qr/(WARNING|ERROR):  gsst/, 'with no warning or error');
 $node->safe_psql('postgres', 'CREATE TABLE l3 (id int PRIMARY KEY, c text COMPRESSION gsst)');
 is($node->safe_psql('postgres', "SELECT gsst.load('l3', 'SELECT id, c FROM src', 7000)"),
 	'30000', 'load works without the library');
@@ -230,7 +236,9 @@ $pid = status('pid');
 kill 'TERM', $pid;
 ok(wait_for_new_worker($pid), 'the worker comes back');
 is(status('starts'), '2', 'started a second time');
-is(status('mode'), 'off', 'still without a GPU');
+is(status('mode'), 'cpu', 'still without a GPU');
+$log = substr(slurp_file($node->logfile), $log_offset);
+is(scalar(() = $log =~ /no GPU library is installed/g), 1, 'and does not say so again');
 is(dsm_segments(), $baseline, 'no DSM segment left');
 
 done_testing();
