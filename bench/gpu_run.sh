@@ -7,7 +7,7 @@
 # random, empty and long values; the benchmark on l_comment (with the
 # full-size CPU comparison and the split/unit variants) and on email,
 # urls2, uuid; a compute-sanitizer pass on a small check.  Writes logs and
-# the TSV under $OUT (or bench/results when OUT is unset) and prints a
+# the TSV under $OUT (or bench/results/run when OUT is unset) and prints a
 # short table last.  Then the GPU baselines (bench/baselines: our LZSS, and
 # nvCOMP when gpu_bench was built with it) next to gsst on l_comment, with a
 # TSV that has a codec column.  With a third argument "baselines" only that
