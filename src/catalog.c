@@ -1,5 +1,6 @@
 /*
- * catalog.c - the extension's own objects, found by name in schema gsst.
+ * catalog.c - the extension's own objects, found by name in schema gsst,
+ * and the check that this library serves their version.
  *
  * Never through search_path, and without permission checks: encoding and
  * decoding read the dictionaries on behalf of roles that may not read the
@@ -9,13 +10,20 @@
  */
 #include "gsst.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/indexing.h"
 #include "catalog/namespace.h"
+#include "catalog/pg_extension.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_proc.h"
 #include "catalog/pg_type.h"
 #include "utils/builtins.h"
+#include "utils/fmgroids.h"
 #include "utils/inval.h"
 #include "utils/lsyscache.h"
+#include "utils/rel.h"
 #include "utils/syscache.h"
 
 static GsstCatalog catalog;
@@ -27,6 +35,61 @@ catalog_callback(Datum arg, Oid relid)
 {
 	if (!OidIsValid(relid) || relid == catalog.dictionaries)
 		catalog_valid = false;
+}
+
+/* Versions of the SQL objects (sql/gsst--*.sql) this library serves. */
+static const char *const served_versions[] = {"1.0", "1.1"};
+
+/* The installed version of the extension's SQL objects, or NULL. */
+static char *
+installed_version(void)
+{
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData key;
+	HeapTuple	tup;
+	char	   *version = NULL;
+
+	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber,
+				F_NAMEEQ, CStringGetDatum("gsst"));
+	scan = systable_beginscan(rel, ExtensionNameIndexId, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+	{
+		bool		isnull;
+		Datum		d = heap_getattr(tup, Anum_pg_extension_extversion,
+									 RelationGetDescr(rel), &isnull);
+
+		if (!isnull)
+			version = TextDatumGetCString(d);
+	}
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return version;
+}
+
+/*
+ * A library serves the versions of the SQL objects it was written for: the
+ * objects' signatures and the dictionaries table's columns are its to read.
+ */
+static void
+check_served_version(void)
+{
+	char	   *version = installed_version();
+
+	if (version == NULL)
+		return;
+	for (int i = 0; i < lengthof(served_versions); i++)
+		if (strcmp(version, served_versions[i]) == 0)
+			return;
+	ereport(ERROR,
+			(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+			 errmsg("the gsst library %s does not serve version %s of the extension's SQL objects",
+					GSST_LIBRARY_VERSION, version),
+			 errdetail("It serves versions 1.0 and 1.1."),
+			 errhint("Install the gsst library that comes with version %s, or, if it is older, run ALTER EXTENSION gsst UPDATE.",
+					 version)));
 }
 
 static Oid
@@ -97,6 +160,7 @@ gsst_catalog(bool missing_ok)
 					 errmsg("extension \"gsst\" is not installed in this database"),
 					 errhint("Run CREATE EXTENSION gsst.")));
 		}
+		check_served_version();
 		catalog = c;
 		catalog_valid = true;
 	}

@@ -23,6 +23,9 @@
 
 #include "codec/gsst_codec.h"
 
+/* The version of this library; it serves the SQL objects of 1.0 and 1.1. */
+#define GSST_LIBRARY_VERSION "1.1"
+
 /* A function that does not return (pg_attribute_noreturn() is gone in 18). */
 #define GSST_NORETURN _Noreturn
 

@@ -69,4 +69,13 @@ is($node->safe_psql('old', q{SELECT owner = (SELECT relowner FROM pg_class WHERE
 my ($rc, $out, $err) = $node->psql('old', q{SET session_replication_role = replica; DELETE FROM gsst.dictionaries});
 like($err, qr/cannot be updated, deleted or truncated/, 'the guard fires under replica');
 
+# a library refuses SQL objects of a version it was not written for
+$node->safe_psql('old', "UPDATE pg_extension SET extversion = '9.9' WHERE extname = 'gsst'");
+($rc, $out, $err) = $node->psql('old', q{SELECT gsst.compress('text', 1)});
+like($err, qr/the gsst library 1\.1 does not serve version 9\.9 of the extension's SQL objects/,
+	'a version the library does not serve is refused with a clear error');
+$node->safe_psql('old', "UPDATE pg_extension SET extversion = '1.1' WHERE extname = 'gsst'");
+is($node->safe_psql('old', q{SELECT count(*) FROM t WHERE c IS NOT NULL}), '6000',
+	'and served again once it matches');
+
 done_testing();
