@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "test_util.h"
+#include "test_check.h"
 #include "tile_internal.h"
 
 /* ------------------------------------------------------------------ */
@@ -30,7 +31,7 @@
 static const char *current_test;
 static int	current_failures;
 
-static bool
+bool
 check_report(bool ok, const char *file, int line, const char *fmt, ...)
 {
 	if (ok)
@@ -51,13 +52,7 @@ check_report(bool ok, const char *file, int line, const char *fmt, ...)
 	return false;
 }
 
-#define CHECK(cond) \
-	check_report((cond), __FILE__, __LINE__, "check failed: %s", #cond)
-
-#define CHECK_EQ(a, b) \
-	check_eq_impl((int64_t) (a), (int64_t) (b), #a, #b, __FILE__, __LINE__)
-
-static bool
+bool
 check_eq_impl(int64_t a, int64_t b, const char *as, const char *bs,
 			  const char *file, int line)
 {
@@ -87,9 +82,6 @@ check_status_impl(int64_t actual, unsigned set, const char *expr,
 }
 
 #define CHECK_STATUS(actual, code) CHECK_STATUS_IN(actual, ST(code))
-
-/* Give up on the current test when a precondition fails. */
-#define REQUIRE(cond) do { if (!CHECK(cond)) return; } while (0)
 
 static double
 now_seconds(void)
