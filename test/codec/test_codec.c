@@ -4,6 +4,7 @@
  * Usage: test_codec [NAME-SUBSTRING...]
  * Runs every test (or those whose name contains one of the arguments) and
  * ends with "N passed, N failed"; exits 1 if any test failed.
+ * test_codec --write-golden rewrites the golden vectors (test_golden.c).
  *
  * The dbtext data set is found through GSST_DATA_DIR, else relative to the
  * repository root or to test/codec.
@@ -22,6 +23,7 @@
 
 #include "test_util.h"
 #include "test_check.h"
+#include "test_golden.h"
 #include "tile_internal.h"
 
 /* ------------------------------------------------------------------ */
@@ -2957,6 +2959,15 @@ static const test_case tests[] = {
 	TEST(test_datum_header_roundtrip),
 	TEST(test_datum_header_rejects),
 	TEST(test_strerror),
+	/* golden byte vectors (test_golden.c, golden/) */
+	TEST(test_golden_inputs),
+	TEST(test_golden_table_train),
+	TEST(test_golden_table_train_pg),
+	TEST(test_golden_table_load),
+	TEST(test_golden_datum_encode),
+	TEST(test_golden_datum_decode),
+	TEST(test_golden_tile_encode),
+	TEST(test_golden_tile_decode),
 };
 
 static bool
@@ -3018,6 +3029,11 @@ main(int argc, char **argv)
 	unsigned	timeout_s = timeout_env ? (unsigned) atoi(timeout_env) : 120;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 2 && strcmp(argv[1], "--write-golden") == 0)
+	{
+		current_test = "golden_write";
+		return golden_write();
+	}
 	for (size_t k = 0; k < sizeof(tests) / sizeof(tests[0]); k++)
 	{
 		if (!selected(tests[k].name, argc, argv))
