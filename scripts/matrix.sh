@@ -11,7 +11,7 @@ set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
 ROOTS=${GSST_ROOTS:-/var/tmp/gsst-roots}
-MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+. "$REPO/scripts/debian_root.sh"
 MAJORS=${*:-15 17 18}
 LOGS=$ROOTS/logs
 
@@ -26,43 +26,9 @@ suite_of() {
 
 host_suite=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
 
-# make_root SUITE DIR: a minimal Debian root of SUITE
-make_root() {
-	local suite=$1 dir=$2 script=""
-	if ! command -v debootstrap >/dev/null; then
-		apt-get update -q
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap
-	fi
-	# debootstrap of an older release has no script for a newer suite yet
-	if [ ! -e "/usr/share/debootstrap/scripts/$suite" ]; then
-		script=/usr/share/debootstrap/scripts/sid
-	fi
-	rm -rf "$dir.partial"
-	debootstrap --variant=minbase "$suite" "$dir.partial" "$MIRROR" $script
-	# a suite in development can be past its Release file's Valid-Until
-	echo 'Acquire::Check-Valid-Until "false";' > "$dir.partial/etc/apt/apt.conf.d/99gsst-matrix"
-	mv "$dir.partial" "$dir"
-}
-
-mount_root() {
-	local dir=$1
-	mountpoint -q "$dir/proc" || mount -t proc proc "$dir/proc"
-	mountpoint -q "$dir/dev" || mount --bind /dev "$dir/dev"
-	# POSIX shared memory for PostgreSQL's dynamic shared memory
-	mountpoint -q "$dir/dev/shm" || mount -t tmpfs tmpfs "$dir/dev/shm"
-	cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
-}
-
-umount_root() {
-	local dir=$1
-	umount -l "$dir/dev/shm" 2>/dev/null || true
-	umount -l "$dir/dev" 2>/dev/null || true
-	umount -l "$dir/proc" 2>/dev/null || true
-}
-
 copy_repo() {
 	local dest=$1
-	rm -rf "$dest"
+	rm -rf --one-file-system "$dest"
 	mkdir -p "$dest"
 	if git -C "$REPO" rev-parse --git-dir >/dev/null 2>&1; then
 		(cd "$REPO" && git ls-files -co --exclude-standard -z | tar --null -cf - -T -) | tar -xf - -C "$dest"
@@ -73,18 +39,22 @@ copy_repo() {
 
 # run_major MAJOR: make test on it; returns its status
 run_major() {
-	local major=$1 suite dir
+	local major=$1 suite dir status
 	suite=$(suite_of "$major")
 	if [ "$suite" = "$host_suite" ]; then
 		(cd "$REPO" && make test PG_MAJOR="$major")
 		return
 	fi
 	dir=$ROOTS/$suite
-	[ -d "$dir" ] || make_root "$suite" "$dir"
-	mount_root "$dir"
-	trap 'umount_root "$dir"' RETURN
+	[ -d "$dir" ] || root_make "$suite" "$dir"
+	root_mount "$dir"
+	trap "root_umount '$dir'" EXIT
 	copy_repo "$dir/build/gsst"
-	chroot "$dir" /bin/bash -c "cd /build/gsst && make test PG_MAJOR=$major"
+	status=0
+	chroot "$dir" /bin/bash -c "cd /build/gsst && make test PG_MAJOR=$major" || status=$?
+	root_umount "$dir"
+	trap - EXIT
+	return $status
 }
 
 mkdir -p "$LOGS"

@@ -1,0 +1,73 @@
+# scripts/debian_root.sh - Debian roots for the test matrix and the package
+# test, sourced by scripts/matrix.sh and scripts/deb.sh.
+#
+# A root gets /proc and a /dev of its own (a tmpfs with the few nodes
+# PostgreSQL and apt use, and /dev/shm) mounted while it runs; this
+# machine's /dev is never bound into it.  A root is never removed while
+# anything is mounted in it.
+
+MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
+
+# root_make SUITE DIR: a minimal Debian root of SUITE
+root_make() {
+	local suite=$1 dir=$2 script=""
+	if ! command -v debootstrap >/dev/null; then
+		apt-get update -q
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap
+	fi
+	# debootstrap of an older release has no script for a newer suite yet
+	if [ ! -e "/usr/share/debootstrap/scripts/$suite" ]; then
+		script=/usr/share/debootstrap/scripts/sid
+	fi
+	root_remove "$dir.partial"
+	debootstrap --variant=minbase "$suite" "$dir.partial" "$MIRROR" $script
+	# a suite in development can be past its Release file's Valid-Until
+	echo 'Acquire::Check-Valid-Until "false";' > "$dir.partial/etc/apt/apt.conf.d/99gsst"
+	mv "$dir.partial" "$dir"
+}
+
+root_mount() {
+	local dir=$1 node
+	mountpoint -q "$dir/proc" || mount -t proc proc "$dir/proc"
+	if ! mountpoint -q "$dir/dev"; then
+		mount -t tmpfs -o mode=755 tmpfs "$dir/dev"
+		for node in null:1:3 zero:1:5 full:1:7 random:1:8 urandom:1:9 tty:5:0; do
+			mknod -m 666 "$dir/dev/${node%%:*}" c "$(echo "$node" | cut -d: -f2)" "${node##*:}"
+		done
+		ln -s /proc/self/fd "$dir/dev/fd"
+		ln -s /proc/self/fd/0 "$dir/dev/stdin"
+		ln -s /proc/self/fd/1 "$dir/dev/stdout"
+		ln -s /proc/self/fd/2 "$dir/dev/stderr"
+		mkdir "$dir/dev/shm" "$dir/dev/pts"
+	fi
+	# POSIX shared memory for PostgreSQL's dynamic shared memory
+	mountpoint -q "$dir/dev/shm" || mount -t tmpfs tmpfs "$dir/dev/shm"
+	cp /etc/resolv.conf "$dir/etc/resolv.conf" 2>/dev/null || true
+}
+
+# root_mounts DIR: the mount points under DIR, deepest first
+root_mounts() {
+	local dir
+	dir=$(realpath -m "$1")
+	awk -v d="$dir" '$2 == d || index($2, d "/") == 1 { print $2 }' /proc/mounts | sort -r
+}
+
+root_umount() {
+	local m
+	for m in $(root_mounts "$1"); do
+		umount "$m" || umount -l "$m"
+	done
+}
+
+# root_remove DIR: unmount what is mounted in it, then remove it, never
+# crossing into another file system
+root_remove() {
+	local dir=$1
+	[ -e "$dir" ] || return 0
+	root_umount "$dir"
+	if [ -n "$(root_mounts "$dir")" ]; then
+		echo "scripts/debian_root.sh: $dir still has mounts; not removing it" >&2
+		return 1
+	fi
+	rm -rf --one-file-system "$dir"
+}
