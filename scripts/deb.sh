@@ -6,11 +6,10 @@
 #          PostgreSQL extensions (pg_buildext, dh pgxs_loop), for the majors
 #          in debian/pgversions this system supports; the .deb files land in
 #          tmp/deb/.
-#   test   (as root) install the package into a fresh Debian root of this
-#          machine's suite, start a cluster with gsst in
+#   test   (as root) build the package, install it into a fresh Debian root
+#          of this machine's suite, start a cluster with gsst in
 #          shared_preload_libraries, and run the regression suite against the
-#          installed extension (installcheck).  Builds the package first if
-#          tmp/deb has none.
+#          installed extension (installcheck).
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,7 +33,7 @@ build() {
 test_package() {
 	local suite debs dir tarball
 	suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
-	ls "$OUT"/postgresql-*-gsst_*.deb >/dev/null 2>&1 || build
+	build
 	debs=$(cd "$OUT" && ls postgresql-*-gsst_"$VERSION"_*.deb)
 	# a fresh root each time, from a pristine one kept as a tarball
 	tarball=$ROOTS/$suite-minbase.tar
@@ -74,12 +73,12 @@ test_package() {
 		echo \"unix_socket_directories = '/pkgtest'\" >> /pkgtest/data/postgresql.conf
 		echo \"listen_addresses = ''\" >> /pkgtest/data/postgresql.conf
 		runuser -u gsst_test -- \$bin/pg_ctl -D /pkgtest/data -l /pkgtest/server.log -w start
+		trap \"runuser -u gsst_test -- \$bin/pg_ctl -D /pkgtest/data -m immediate stop >/dev/null 2>&1\" EXIT
 		status=0
 		runuser -u gsst_test -- /usr/lib/postgresql/\$major/lib/pgxs/src/test/regress/pg_regress \
 			--bindir=\$bin --host=/pkgtest --inputdir=test --outputdir=/pkgtest \
 			--load-extension=gsst \$(cd test/sql && ls *.sql | sed 's/\.sql\$//') || status=\$?
 		[ \$status = 0 ] || head -200 /pkgtest/regression.diffs
-		runuser -u gsst_test -- \$bin/pg_ctl -D /pkgtest/data -m fast stop >/dev/null
 		exit \$status
 	"
 }

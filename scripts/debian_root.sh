@@ -39,6 +39,9 @@ root_mount() {
 		ln -s /proc/self/fd/1 "$dir/dev/stdout"
 		ln -s /proc/self/fd/2 "$dir/dev/stderr"
 		mkdir "$dir/dev/shm" "$dir/dev/pts"
+		ln -s pts/ptmx "$dir/dev/ptmx"
+		# a devpts instance of its own, for apt's terminal handling
+		mount -t devpts -o newinstance,ptmxmode=0666 devpts "$dir/dev/pts" 2>/dev/null || true
 	fi
 	# POSIX shared memory for PostgreSQL's dynamic shared memory
 	mountpoint -q "$dir/dev/shm" || mount -t tmpfs tmpfs "$dir/dev/shm"
