@@ -1881,6 +1881,18 @@ check_ctx(gsst_gpu *ctx)
 	return GSST_GPU_OK;
 }
 
+GG_EXPORT int
+gsst_gpu_abi_version(void)
+{
+	return GSST_GPU_ABI_VERSION;
+}
+
+GG_EXPORT size_t
+gsst_gpu_config_size(void)
+{
+	return sizeof(gsst_gpu_config);
+}
+
 GG_EXPORT void
 gsst_gpu_config_default(gsst_gpu_config *config)
 {

@@ -115,6 +115,15 @@ typedef struct gsst_gpu_stats
 	double		stage_ms[4];
 } gsst_gpu_stats;
 
+/*
+ * The ABI this library implements (GSST_GPU_ABI_VERSION when it was built)
+ * and the size of its gsst_gpu_config: a caller checks both before it
+ * passes a config, so that a library built from other headers is refused
+ * rather than misread.
+ */
+int			gsst_gpu_abi_version(void);
+size_t		gsst_gpu_config_size(void);
+
 /* Fill a config with defaults. */
 void		gsst_gpu_config_default(gsst_gpu_config *config);
 

@@ -729,6 +729,23 @@ gpu_open(void)
 			set_last_error(psprintf("could not load GPU library \"%s\": %s", path, dlerror()));
 			return;
 		}
+		/* a library built from other headers would misread our config */
+		{
+			int			(*abi_version) (void) = dlsym(h, "gsst_gpu_abi_version");
+			size_t		(*config_size) (void) = dlsym(h, "gsst_gpu_config_size");
+
+			if (abi_version == NULL || config_size == NULL ||
+				abi_version() != GSST_GPU_ABI_VERSION ||
+				config_size() != sizeof(gsst_gpu_config))
+			{
+				set_last_error(psprintf("GPU library \"%s\" implements ABI %d with a %zu-byte config; this gsst needs ABI %d with %zu bytes",
+										path, abi_version ? abi_version() : 0,
+										config_size ? config_size() : (size_t) 0,
+										GSST_GPU_ABI_VERSION, sizeof(gsst_gpu_config)));
+				dlclose(h);
+				return;
+			}
+		}
 		gpu.config_default = dlsym(h, "gsst_gpu_config_default");
 		gpu.init = dlsym(h, "gsst_gpu_init");
 		gpu.init_error = dlsym(h, "gsst_gpu_init_error");

@@ -11,6 +11,7 @@ use utf8;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use File::Spec;
 use IPC::Run;
 use Time::HiRes qw(usleep);
 use GsstTest;
@@ -240,5 +241,29 @@ is(status('mode'), 'cpu', 'still without a GPU');
 $log = substr(slurp_file($node->logfile), $log_offset);
 is(scalar(() = $log =~ /no GPU library is installed/g), 1, 'and does not say so again');
 is(dsm_segments(), $baseline, 'no DSM segment left');
+
+#
+# 7. A GPU library built for another ABI is refused, as a real failure: a
+#    warning and last_error, and the batches are encoded on the CPU.
+#
+my $fake_c = "$PostgreSQL::Test::Utils::tmp_check/fake_gpu.c";
+my $fake_so = File::Spec->rel2abs("$PostgreSQL::Test::Utils::tmp_check/fake_gpu.so");
+open my $fh, '>', $fake_c or die "could not write $fake_c: $!";
+print $fh "#include <stddef.h>\nint gsst_gpu_abi_version(void) { return 99; }\n"
+  . "size_t gsst_gpu_config_size(void) { return 8; }\n";
+close $fh;
+system('cc', '-shared', '-fPIC', '-o', $fake_so, $fake_c) == 0
+  or BAIL_OUT('could not build the fake GPU library');
+$log_offset = -s $node->logfile;
+restart_with("gsst.gpu_library = '$fake_so'");
+is(status('mode'), 'cpu', 'a library of another ABI is not used');
+like(status('last_error'), qr/implements ABI 99 with a 8-byte config; this gsst needs ABI \d+/,
+	'last_error says which ABI it has and which is needed');
+like(substr(slurp_file($node->logfile), $log_offset), qr/WARNING:  gsst worker: GPU library .* implements ABI 99/,
+	'and the server logs it as a warning');
+$node->safe_psql('postgres', 'CREATE TABLE l4 (id int PRIMARY KEY, c text COMPRESSION gsst)');
+is($node->safe_psql('postgres', "SELECT gsst.load('l4', 'SELECT id, c FROM src', 7000)"),
+	'30000', 'load works all the same');
+is(mismatches('l4'), '0', 'stored bytes equal per-row encoding');
 
 done_testing();
