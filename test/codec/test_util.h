@@ -1,7 +1,8 @@
 /*
  * test_util.h - small helpers shared by the codec unit tests and the fuzz
- * seed generator: a seeded RNG, data files split into lines, and an
- * independent reference encoder written straight from FORMAT.md.
+ * seed generator: a seeded RNG, generated columns (test_data.h) and data
+ * files split into lines, and an independent reference encoder written
+ * straight from FORMAT.md.
  */
 #ifndef GSST_TEST_UTIL_H
 #define GSST_TEST_UTIL_H
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "gsst_codec.h"
+#include "test_data.h"
 
 /* ---- memory ---- */
 
@@ -168,6 +170,24 @@ vs_value(const value_set *vs, size_t i, size_t *len)
 {
 	*len = (size_t) (vs->offsets[i + 1] - vs->offsets[i]);
 	return vs->data + vs->offsets[i];
+}
+
+/* The first nvalues values of a generated column (test_data.h). */
+static inline void
+vs_generate(value_set *vs, int column, size_t nvalues)
+{
+	td_gen		g;
+	uint8_t    *buf = xmalloc(TD_MAX_VALUE);
+
+	vs_init(vs);
+	td_gen_init(&g, column);
+	for (size_t i = 0; i < nvalues; i++)
+	{
+		size_t		len = td_gen_next(&g, buf);
+
+		vs_add(vs, buf, len);
+	}
+	free(buf);
 }
 
 /*
