@@ -145,7 +145,7 @@ test-gpu:
 # A copy of the test inputs that the unprivileged user can read and write.
 define prepare_test_dir
 rm -rf $(TEST_DIR)/$(1) && mkdir -p $(TEST_DIR)/$(1) && \
-cp -r test $(TEST_DIR)/$(1)/ && \
+cp -r test README.md $(TEST_DIR)/$(1)/ && \
 if [ "$(IS_ROOT)" = yes ]; then chown -R $(TEST_USER) $(TEST_DIR); chmod 755 $(TEST_DIR); fi
 endef
 
