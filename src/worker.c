@@ -156,9 +156,7 @@ my_procno(void)
 	return (int) (MyProc - ProcGlobal->allProcs);
 }
 
-#if PG_VERSION_NUM >= 150000
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
-#endif
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 
 /* ---- shared memory ---- */
@@ -166,10 +164,8 @@ static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
 static void
 gsst_shmem_request(void)
 {
-#if PG_VERSION_NUM >= 150000
 	if (prev_shmem_request_hook)
 		prev_shmem_request_hook();
-#endif
 	RequestAddinShmemSpace(MAXALIGN(sizeof(WorkerShared)));
 	RequestNamedLWLockTranche(GSST_WORKER_LOCK_NAME, 1);
 }
@@ -260,12 +256,8 @@ gsst_worker_init(void)
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 
-#if PG_VERSION_NUM >= 150000
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = gsst_shmem_request;
-#else
-	gsst_shmem_request();
-#endif
 	prev_shmem_startup_hook = shmem_startup_hook;
 	shmem_startup_hook = gsst_shmem_startup;
 
