@@ -3,8 +3,10 @@
  *
  * Usage: make_seeds OUT_DIR [DATA_DIR]
  * Creates OUT_DIR/{table_load,decode_value,tile,datum_header}/seed-N from
- * tables trained on the first lines of the dbtext files (when DATA_DIR is
- * readable) and from generated text and binary values.
+ * tables trained on the first values of every generated column
+ * (test/codec/test_data.h), on generated text, binary, long and empty
+ * values, and, when DATA_DIR is given, on the first lines of its dbtext
+ * files too.  The same seeds on every run.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -148,8 +150,18 @@ main(int argc, char **argv)
 		vs_free(&gen);
 	}
 
-	/* the first lines of every dbtext file, when it is there */
-	if (argc > 2)
+	/* the first values of every generated column */
+	for (int c = 0; c < TD_NCOLUMNS; c++)
+	{
+		value_set	vs;
+
+		vs_generate(&vs, c, 40);
+		seeds_from_values(out, &vs, 40);
+		vs_free(&vs);
+	}
+
+	/* the first lines of every dbtext file, when DATA_DIR is given */
+	if (argc > 2 && argv[2][0] != '\0')
 	{
 		static const char *const files[] = {
 			"c_name", "chinese", "city", "credentials", "email", "faust", "firstname",
