@@ -2,16 +2,20 @@
  * test_gpu.c - CPU-side tests of the GPU code, for CI machines with no GPU:
  *
  *  1. the kernels' bodies, emulated on the CPU (emu.h), must produce the
- *     codec's tile bytes (gsst_tile_encode) for real and synthetic data,
- *     and decode them back, also split by split and value by value;
+ *     codec's tile bytes (gsst_tile_encode) for column-like text (the
+ *     generated columns of test/codec/test_data.h, and the files of a data
+ *     directory when one is given) and synthetic data, and decode them
+ *     back, also split by split and value by value;
  *  2. the host-side tile layout (gsst_gpu_layout.h) must agree with
  *     gsst_tile_open, and reject what it rejects in the header;
  *  3. hostile tiles must fail cleanly in the emulated decoders;
  *  4. when gsst_gpu.so was built (path in argv[2]), its ABI: argument
  *     validation, and a clean GSST_GPU_ERR_NO_DEVICE when there is no GPU.
  *
- * Usage: test_gpu [dbtext-dir] [path/to/gsst_gpu.so]
- * Ends with "N passed, N failed".
+ * Usage: test_gpu [--data DIR] [path/to/gsst_gpu.so]
+ * DIR: text files, one value a line (e.g. ../shared/data/dbtext); without
+ * it only generated data is used.  A directory given alone (the older
+ * usage) is taken as DIR.  Ends with "N passed, N failed".
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
@@ -19,10 +23,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "batch.h"
 #include "emu.h"
 #include "gsst_gpu.h"
+#include "../codec/test_data.h"
 
 static int	passed,
 			failed;
@@ -405,19 +411,73 @@ check_abi(const char *lib_path)
 	dlclose(lib);
 }
 
+/*
+ * A generated column (test_data.h): its usual values, and more until it
+ * holds min_bytes, so that it spans many units and splits; or max_values.
+ */
+static void
+generate_column(batch *b, int column, uint64_t min_bytes, uint64_t max_values)
+{
+	td_gen		g;
+	uint8_t    *buf = malloc(TD_MAX_VALUE);
+
+	td_gen_init(&g, column);
+	while (b->n < td_column_values(column) ||
+		   (b->off[b->n] - b->off[0] < min_bytes && b->n < max_values))
+	{
+		size_t		len = td_gen_next(&g, buf);
+
+		batch_add(b, buf, len);
+	}
+	free(buf);
+}
+
 int
 main(int argc, char **argv)
 {
-	const char *dir = argc > 1 ? argv[1] : "../../../shared/data/dbtext";
-	const char *lib = argc > 2 ? argv[2] : NULL;
+	const char *dir = NULL;
+	const char *lib = NULL;
 	DIR		   *d;
 	gsst_encoder *enc = malloc(sizeof(gsst_encoder));
 	int			nfiles = 0;
+	uint64_t	gen_values = 0,
+				gen_bytes = 0;
 
+	for (int i = 1; i < argc; i++)
+	{
+		struct stat st;
+
+		if (strcmp(argv[i], "--data") == 0 && i + 1 < argc)
+			dir = argv[++i];
+		else if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode))
+			dir = argv[i];
+		else
+			lib = argv[i];
+	}
 	train_work = aligned_alloc(64, (gsst_train_work_bytes() + 63) / 64 * 64);
 	memset(train_work, 0, (gsst_train_work_bytes() + 63) / 64 * 64);	/* gsst_train wants it zeroed */
 
-	d = opendir(dir);
+	/* every generated column, at least 1 MB of it */
+	for (int c = 0; c < TD_NCOLUMNS; c++)
+	{
+		batch		b = {0};
+
+		generate_column(&b, c, 1u << 20, 2000000);
+		train_table(&b, enc);
+		check_batch(td_column_name(c), &b, enc, 1);
+		if (c == 0)
+		{
+			check_layout(&b, enc);
+			check_hostile(&b, enc);
+		}
+		gen_values += b.n;
+		gen_bytes += b.off[b.n] - b.off[0];
+		batch_free(&b);
+	}
+	printf("generated columns checked: %d (%llu values, %llu bytes)\n", TD_NCOLUMNS,
+		   (unsigned long long) gen_values, (unsigned long long) gen_bytes);
+
+	d = dir ? opendir(dir) : NULL;
 	if (d)
 	{
 		struct dirent *e;
@@ -436,18 +496,16 @@ main(int argc, char **argv)
 			{
 				train_table(&b, enc);
 				check_batch(e->d_name, &b, enc, 1);
-				if (nfiles == 0)
-				{
-					check_layout(&b, enc);
-					check_hostile(&b, enc);
-				}
 				nfiles++;
 			}
 			batch_free(&b);
 		}
 		closedir(d);
 	}
-	printf("dbtext files checked: %d (%s)\n", nfiles, dir);
+	if (dir == NULL)
+		printf("no data directory given (--data DIR): no data files read\n");
+	else
+		printf("data files checked: %d (%s)\n", nfiles, dir);
 
 	{
 		batch		b = {0};
