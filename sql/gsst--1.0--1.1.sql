@@ -56,3 +56,16 @@ CREATE VIEW gsst.worker_status AS SELECT * FROM gsst.worker_status();
 COMMENT ON VIEW gsst.worker_status IS
     'the gsst worker: pid, mode (gpu, cpu, stopped), why there is no GPU, device, batches, bytes in and out, real failures, requests in flight';
 GRANT SELECT ON gsst.worker_status TO PUBLIC;
+
+-- A column list; without it, generated and GENERATED ALWAYS identity
+-- columns take no source column.  The signature changes: drop, create.
+DROP FUNCTION gsst.load(regclass, text, integer);
+-- Source columns go to the columns named by columns, in order, as with
+-- INSERT INTO target (columns) SELECT; without it, by position to those
+-- that take a value: neither generated nor GENERATED ALWAYS AS IDENTITY.
+CREATE FUNCTION gsst.load(target regclass, source_query text, batch_rows integer DEFAULT 10000,
+                          columns name[] DEFAULT NULL)
+    RETURNS bigint
+    AS 'MODULE_PATHNAME', 'gsst_load' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION gsst.load(regclass, text, integer, name[]) IS
+    'insert the rows of a query into a table (into the columns named, or by position into those that take a value) in batches, encoding its gsst columns batch by batch (on the GPU worker when there is one); returns the number of rows inserted';

@@ -419,8 +419,12 @@ CREATE FUNCTION gsst.load_rows(bigint) RETURNS SETOF record
     AS 'MODULE_PATHNAME', 'gsst_load_rows' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
 COMMENT ON FUNCTION gsst.load_rows(bigint) IS 'internal to gsst.load';
 
-CREATE FUNCTION gsst.load(target regclass, source_query text, batch_rows integer DEFAULT 10000)
+-- Source columns go to the columns named by columns, in order, as with
+-- INSERT INTO target (columns) SELECT; without it, by position to those
+-- that take a value: neither generated nor GENERATED ALWAYS AS IDENTITY.
+CREATE FUNCTION gsst.load(target regclass, source_query text, batch_rows integer DEFAULT 10000,
+                          columns name[] DEFAULT NULL)
     RETURNS bigint
     AS 'MODULE_PATHNAME', 'gsst_load' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION gsst.load(regclass, text, integer) IS
-    'insert the rows of a query into a table in batches, encoding its gsst columns batch by batch (on the GPU worker when there is one); returns the number of rows inserted';
+COMMENT ON FUNCTION gsst.load(regclass, text, integer, name[]) IS
+    'insert the rows of a query into a table (into the columns named, or by position into those that take a value) in batches, encoding its gsst columns batch by batch (on the GPU worker when there is one); returns the number of rows inserted';
