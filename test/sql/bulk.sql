@@ -22,19 +22,42 @@ BEGIN
     RETURN n;
 END $$;
 
-CREATE FUNCTION bulk_wait_for_worker(want text) RETURNS text
-LANGUAGE plpgsql AS $$
+-- Wait (30 s at most) until the worker is in mode want, 'cpu' or
+-- 'stopped', and return its mode; 'gpu' counts as 'cpu' (a GPU encodes
+-- what the CPU mode does) and is returned as 'cpu'.  The mode does not say
+-- whether the worker takes batches (gsst.worker_cpu, once a reload reached
+-- it): with probe, a table like bulk_src whose c has a dictionary, wait
+-- until a batch loaded into it went to the worker (the rows are rolled
+-- back).
+CREATE FUNCTION bulk_wait_for_worker(want text, probe regclass DEFAULT NULL)
+RETURNS text LANGUAGE plpgsql SET gsst.gpu = on AS $$
+DECLARE
+    now_mode text;
+    batches bigint;
 BEGIN
     FOR i IN 1 .. 300 LOOP
-        EXIT WHEN (SELECT mode FROM gsst.worker_status) = want
-               OR (want = 'cpu' AND (SELECT mode FROM gsst.worker_status) = 'gpu');
+        SELECT CASE WHEN mode = 'gpu' THEN 'cpu' ELSE mode END, cpu_batches + gpu_batches
+        INTO now_mode, batches FROM gsst.worker_status;
+        IF now_mode = want AND probe IS NOT NULL THEN
+            BEGIN
+                PERFORM gsst.load(probe, 'SELECT id + 1000000, c, note FROM bulk_src WHERE id <= 100');
+                RAISE EXCEPTION USING ERRCODE = 'query_canceled';
+            EXCEPTION WHEN query_canceled THEN
+                NULL;
+            END;
+            EXIT WHEN (SELECT cpu_batches + gpu_batches FROM gsst.worker_status) > batches;
+        ELSE
+            EXIT WHEN now_mode = want;
+        END IF;
         PERFORM pg_sleep(0.1);
     END LOOP;
     RETURN (SELECT CASE WHEN mode = 'gpu' THEN 'cpu' ELSE mode END FROM gsst.worker_status);
 END $$;
 
--- the worker runs (shared_preload_libraries) and says what it has
-SELECT pid IS NOT NULL AS running, mode IN ('gpu', 'cpu', 'off') AS known_mode,
+-- the worker runs (shared_preload_libraries) and says what it has: a
+-- reason only when there is no GPU
+SELECT pid IS NOT NULL AS running, mode IN ('gpu', 'cpu') AS known_mode,
+       reason IS NULL OR mode = 'cpu' AS reason_only_without_gpu,
        starts >= 1 AS started, in_flight FROM gsst.worker_status;
 
 CREATE TABLE bulk_src (id int PRIMARY KEY, c text, note text);
@@ -94,7 +117,7 @@ SELECT bulk_mismatches('ct');
 --
 ALTER SYSTEM SET gsst.worker_cpu = on;
 SELECT pg_reload_conf();
-SELECT bulk_wait_for_worker('cpu') AS worker_mode;
+SELECT bulk_wait_for_worker('cpu', probe => 'ct') AS worker_mode;
 SELECT cpu_batches + gpu_batches AS batches_before FROM gsst.worker_status \gset
 SELECT max(id) AS dict_before FROM gsst.dictionaries \gset
 
@@ -173,30 +196,79 @@ SELECT count(*) AS pairs,
        count(*) FILTER (WHERE gsst.datum(a.c) IS DISTINCT FROM gsst.datum(b.c)) AS differ
 FROM lt a JOIN lt b ON b.id = a.id + 100000;
 
--- a gsst source (another family) is decoded and encoded again
-CREATE TABLE lt2 (id int, c text COMPRESSION gsst);
-SELECT gsst.load('lt2', 'SELECT id, c FROM ct WHERE id % 2 = 0');
+-- a gsst source (another family) is decoded and encoded again, here into
+-- a table keyed by an identity.  Without a column list, source columns go
+-- by position to the columns an INSERT can take a value for: generated
+-- columns and GENERATED ALWAYS identity columns are passed over and get
+-- their values as with INSERT (the identity in the source's order)
+CREATE TABLE lt2 (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, c text COMPRESSION gsst);
+SELECT gsst.load('lt2', 'SELECT c FROM ct WHERE id % 2 = 0 ORDER BY id', 3000);
+SELECT count(*), min(id), max(id) FROM lt2;
 SELECT bulk_mismatches('lt2');
 SELECT (SELECT md5(string_agg(coalesce(c, '<null>'), E'\n' ORDER BY id)) FROM lt2) =
        (SELECT md5(string_agg(coalesce(c, '<null>'), E'\n' ORDER BY id)) FROM ct WHERE id % 2 = 0) AS same_rows;
+-- with a column list (named argument columns): the identity goes on
+SELECT gsst.load('lt2', 'SELECT c FROM bulk_src WHERE id % 4 = 0 AND id <= 2000 ORDER BY id',
+                 columns => '{c}');
+SELECT count(*), min(id), max(id) FROM lt2;
+-- every value decodes to its source row's, is stored as per-row encoding
+-- stores it, and is compressed unless it is too short to gain ('x', '')
+SELECT count(*) AS rows, count(l.c) AS non_null,
+       count(*) FILTER (WHERE l.c::text IS DISTINCT FROM s.c) AS differ,
+       count(*) FILTER (WHERE gsst.value_dictionary(l.c) IS NOT NULL) AS compressed,
+       count(*) FILTER (WHERE s.c NOT IN ('x', '') AND gsst.value_dictionary(l.c) IS NULL) AS uncompressed
+FROM lt2 l
+JOIN (SELECT row_number() OVER (ORDER BY k, id) AS n, c
+      FROM (SELECT 1 AS k, id, c::text AS c FROM ct WHERE id % 2 = 0
+            UNION ALL
+            SELECT 2, id, c FROM bulk_src WHERE id % 4 = 0 AND id <= 2000) u) s ON s.n = l.id;
+SELECT bulk_mismatches('lt2');
 
--- triggers fire: row triggers per row, statement triggers per batch
+-- triggers fire: row triggers per row, statement triggers per batch.  The
+-- key is a BY DEFAULT identity: without a list it takes the first source
+-- column; the generated column g is passed over, and n, after the last
+-- source column, gets its default
 CREATE TABLE lt_log (rows int, statements int);
 INSERT INTO lt_log VALUES (0, 0);
 CREATE FUNCTION lt_count_row() RETURNS trigger LANGUAGE plpgsql AS
 $$ BEGIN UPDATE lt_log SET rows = rows + 1; RETURN NEW; END $$;
 CREATE FUNCTION lt_count_statement() RETURNS trigger LANGUAGE plpgsql AS
 $$ BEGIN UPDATE lt_log SET statements = statements + 1; RETURN NULL; END $$;
-CREATE TABLE lt3 (id int, c text COMPRESSION gsst, n int DEFAULT 7 CHECK (n > 0));
+CREATE TABLE lt3 (id int GENERATED BY DEFAULT AS IDENTITY, c text COMPRESSION gsst,
+                  g int GENERATED ALWAYS AS (n * 2) STORED, n int DEFAULT 7 CHECK (n > 0));
 CREATE TRIGGER lt3_row BEFORE INSERT ON lt3 FOR EACH ROW EXECUTE FUNCTION lt_count_row();
 CREATE TRIGGER lt3_statement AFTER INSERT ON lt3 FOR EACH STATEMENT EXECUTE FUNCTION lt_count_statement();
 SELECT gsst.load('lt3', 'SELECT id, c FROM bulk_src WHERE id <= 2500', 1000);
 SELECT rows, statements FROM lt_log;
 SELECT count(*), min(n), max(n) FROM lt3;
+SELECT min(id), max(id), min(g), max(g) FROM lt3;
+SELECT bulk_mismatches('lt3');
+-- with a list, the identity takes its next value (the explicit values did
+-- not advance it, as with INSERT) and the named columns the source's
+SELECT gsst.load('lt3', 'SELECT c, id % 5 + 1 FROM bulk_src WHERE id <= 100 ORDER BY id',
+                 columns => '{c,n}');
+SELECT count(*), min(id), max(id), min(n), max(n), min(g), max(g) FROM lt3 WHERE n <> 7;
+SELECT count(*) AS rows, count(*) FILTER (WHERE l.c::text IS DISTINCT FROM s.c) AS differ
+FROM lt3 l JOIN bulk_src s USING (id) WHERE l.n <> 7;
 SELECT bulk_mismatches('lt3');
 
--- a constraint violation stops the whole load
-SELECT gsst.load('lt3', 'SELECT id, c, CASE WHEN id = 1500 THEN -1 ELSE 1 END FROM bulk_src WHERE id <= 2000', 500);
+-- a constraint violation stops the whole load; its error keeps its
+-- SQLSTATE, message and detail, and its context names the call and the
+-- rows, not the INSERT gsst.load runs
+\set VERBOSITY default
+SELECT gsst.load('lt3', 'SELECT id, c, CASE WHEN id = 1500 THEN -1 ELSE 1 END FROM bulk_src WHERE id <= 2000 ORDER BY id', 500);
+\echo :LAST_ERROR_SQLSTATE
+-- so does an error of a row trigger, and one of the source query
+CREATE FUNCTION lt_refuse_row() RETURNS trigger LANGUAGE plpgsql AS
+$$ BEGIN IF NEW.id = 1234 THEN RAISE EXCEPTION 'row % refused', NEW.id; END IF; RETURN NEW; END $$;
+CREATE TRIGGER lt3_refuse BEFORE INSERT ON lt3 FOR EACH ROW EXECUTE FUNCTION lt_refuse_row();
+SELECT gsst.load('lt3', 'SELECT id, c FROM bulk_src WHERE id <= 2000 ORDER BY id', 500);
+\echo :LAST_ERROR_SQLSTATE
+DROP TRIGGER lt3_refuse ON lt3;
+SELECT gsst.load('lt3', 'SELECT i, (SELECT c FROM bulk_src WHERE id = i), 1 + 0 * (1 / (1500 - i))
+                         FROM generate_series(1, 2000) i', 500);
+\echo :LAST_ERROR_SQLSTATE
+\set VERBOSITY terse
 SELECT count(*) FROM lt3;
 
 -- partitions: rows are routed
@@ -206,6 +278,42 @@ CREATE TABLE lpt_2 PARTITION OF lpt FOR VALUES FROM (5000) TO (30000);
 SELECT gsst.load('lpt', 'SELECT id, c FROM bulk_src', 4000);
 SELECT (SELECT count(*) FROM lpt_1) AS part_1, (SELECT count(*) FROM lpt_2) AS part_2;
 SELECT bulk_mismatches('lpt');
+
+-- column INSERT privileges on the columns it fills are enough, as for
+-- INSERT
+GRANT SELECT ON bulk_src TO regress_gsst_bulk;
+GRANT INSERT (c) ON lt2, lt3 TO regress_gsst_bulk;
+SET ROLE regress_gsst_bulk;
+SELECT gsst.load('lt2', 'SELECT c FROM bulk_src WHERE id <= 10', columns => '{c}');
+SELECT gsst.load('lt2', 'SELECT c FROM bulk_src WHERE id <= 10');
+SELECT gsst.load('lt3', 'SELECT c, 1 FROM bulk_src WHERE id <= 10', columns => '{c,n}');
+\echo :LAST_ERROR_SQLSTATE
+RESET ROLE;
+
+-- what load refuses about target columns: its errors speak of the call,
+-- never of the INSERT it runs
+\set VERBOSITY default
+SELECT gsst.load('lt3', 'SELECT c FROM bulk_src', columns => '{nope}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT gsst.load('lt3', 'SELECT c, c FROM bulk_src', columns => '{c,c}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT gsst.load('lt3', 'SELECT c, 1 FROM bulk_src', columns => '{c,g}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT gsst.load('lt2', 'SELECT 1, c FROM bulk_src', columns => '{id,c}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT gsst.load('lt3', 'SELECT c, 1, 2 FROM bulk_src', columns => '{c,n}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT gsst.load('lt3', 'SELECT c FROM bulk_src', columns => '{c,n}');
+\echo :LAST_ERROR_SQLSTATE
+SELECT gsst.load('lt3', 'SELECT 1, c, 2, 3 FROM bulk_src');
+\echo :LAST_ERROR_SQLSTATE
+SELECT gsst.load('lt3', 'SELECT id, 1 FROM bulk_src', columns => '{n,c}');
+\echo :LAST_ERROR_SQLSTATE
+-- a BY DEFAULT identity takes the first source column: name the others
+SELECT gsst.load('lt3', 'SELECT c FROM bulk_src');
+\echo :LAST_ERROR_SQLSTATE
+\set VERBOSITY terse
+SELECT count(*) FROM lt3;
 
 -- what load refuses
 SELECT gsst.load('lt', 'SELECT id, id, note FROM bulk_src');
@@ -219,8 +327,8 @@ SELECT failed_batches, in_flight FROM gsst.worker_status;
 
 ALTER SYSTEM RESET gsst.worker_cpu;
 SELECT pg_reload_conf();
-SELECT bulk_wait_for_worker('off') IN ('off', 'cpu') AS worker_mode;
+SELECT bulk_wait_for_worker('cpu') AS worker_mode;
 DROP TABLE ct, pt, lt, lt2, lt3, lt_log, lpt, bulk_src CASCADE;
 DROP ROLE regress_gsst_bulk;
-DROP FUNCTION bulk_mismatches(regclass, name), bulk_wait_for_worker(text),
-    lt_count_row(), lt_count_statement();
+DROP FUNCTION bulk_mismatches(regclass, name), bulk_wait_for_worker(text, regclass),
+    lt_count_row(), lt_count_statement(), lt_refuse_row();
