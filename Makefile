@@ -78,7 +78,7 @@ $(OBJS): $(wildcard src/*.h src/codec/*.h)
 BUILD_PACKAGES = make gcc libc6-dev postgresql-server-dev-$(PG_MAJOR)
 # the server, TAP's IPC::Run, clang and its runtime for the fuzzers
 TEST_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR) libipc-run-perl \
-                 clang libclang-rt-dev
+                 clang libclang-rt-dev python3-psycopg
 DEMO_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR)
 DEB_PACKAGES   = $(BUILD_PACKAGES) dpkg-dev debhelper postgresql-server-dev-all
 
