@@ -76,7 +76,8 @@ $(OBJS): $(wildcard src/*.h src/codec/*.h)
 #--------------------------------------------------------------------------
 
 BUILD_PACKAGES = make gcc libc6-dev postgresql-server-dev-$(PG_MAJOR)
-# the server, TAP's IPC::Run, clang and its runtime for the fuzzers
+# the server, TAP's IPC::Run, clang and its runtime for the fuzzers,
+# psycopg for the client test
 TEST_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR) libipc-run-perl \
                  clang libclang-rt-dev python3-psycopg
 DEMO_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR)
