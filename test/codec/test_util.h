@@ -42,28 +42,21 @@ xdup(const void *src, size_t n)
 	return p;
 }
 
-/* ---- deterministic RNG (splitmix64) ---- */
+/* ---- deterministic RNG: the splitmix64 of test_data.h ---- */
 
-typedef struct test_rng
-{
-	uint64_t	state;
-} test_rng;
+typedef td_rng test_rng;
 
 static inline uint64_t
 rng_next(test_rng *r)
 {
-	uint64_t	z = (r->state += 0x9E3779B97F4A7C15ull);
-
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
+	return td_next(r);
 }
 
 /* Uniform in [0, n); n > 0.  The tiny modulo bias does not matter here. */
 static inline uint64_t
 rng_below(test_rng *r, uint64_t n)
 {
-	return rng_next(r) % n;
+	return td_below(r, n);
 }
 
 static inline void
