@@ -51,7 +51,14 @@ run_major() {
 	trap "root_umount '$dir'" EXIT
 	copy_repo "$dir/build/gsst"
 	status=0
-	chroot "$dir" /bin/bash -c "cd /build/gsst && make test PG_MAJOR=$major" || status=$?
+	# a bare root, as the README's quick start: make first, then make test
+	chroot "$dir" /bin/bash -c "
+		set -e
+		command -v make >/dev/null || {
+			apt-get update -q
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends make
+		}
+		cd /build/gsst && make test PG_MAJOR=$major" || status=$?
 	root_umount "$dir"
 	trap - EXIT
 	return $status
