@@ -66,8 +66,8 @@ $(OBJS): $(wildcard src/*.h src/codec/*.h)
 # GPU library (cuda/): built when nvcc is found, for sm_90 plus PTX.
 # gsst.so itself never links CUDA.
 -include cuda/gpu.mk
-# installs gsst_gpu.so beside gsst.so for the gsst worker
--include src/worker.mk
+# the GPU helper program, installed with the GPU libraries beside gsst.so
+-include src/helper/helper.mk
 
 #--------------------------------------------------------------------------
 # Dependencies: Debian packages, each step only what it uses, no

@@ -1,8 +1,9 @@
 # cuda/gpu.mk - builds gsst_gpu.so (GPU encoder/decoder, C ABI in
-# cuda/gsst_gpu.h) when nvcc is found; included by the top-level Makefile
-# with "-include cuda/gpu.mk", or run alone from the repository root:
+# cuda/gsst_gpu.h) when nvcc is found, and always gsst_gpu_cpu.so, the same
+# ABI on the CPU codec; included by the top-level Makefile with
+# "-include cuda/gpu.mk", or run alone from the repository root:
 #   make -f cuda/gpu.mk gsst-gpu
-# Without nvcc every target here is a no-op, so CPU-only builds still pass.
+# Without nvcc, gsst_gpu.so is not built and CPU-only builds still pass.
 
 GSST_GPU_ROOT := $(patsubst %/cuda/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 NVCC ?= $(shell command -v nvcc 2>/dev/null)
@@ -17,16 +18,26 @@ GSST_GPU_CODEC_SRC := $(wildcard $(GSST_GPU_ROOT)/src/codec/*.c)
 GSST_GPU_CODEC_OBJ := $(patsubst $(GSST_GPU_ROOT)/src/codec/%.c,$(GSST_GPU_BUILD)/codec_%.o,$(GSST_GPU_CODEC_SRC))
 GSST_GPU_HEADERS := $(wildcard $(GSST_GPU_ROOT)/cuda/*.h) $(wildcard $(GSST_GPU_ROOT)/src/codec/*.h)
 
+# The same ABI on the CPU codec: what CI's helper tests load (no nvcc needed).
+GSST_GPU_CPU_LIB := $(GSST_GPU_BUILD)/gsst_gpu_cpu.so
+
 .PHONY: gsst-gpu gsst-gpu-clean
+
+all: $(GSST_GPU_CPU_LIB)
+
+$(GSST_GPU_BUILD)/codec_%.o: $(GSST_GPU_ROOT)/src/codec/%.c $(GSST_GPU_HEADERS)
+	@mkdir -p $(GSST_GPU_BUILD)
+	$(CC) $(GSST_GPU_CFLAGS) -c -o $@ $<
+
+$(GSST_GPU_CPU_LIB): $(GSST_GPU_ROOT)/cuda/gsst_gpu_cpu.c $(GSST_GPU_CODEC_OBJ) $(GSST_GPU_HEADERS)
+	@mkdir -p $(GSST_GPU_BUILD)
+	$(CC) $(GSST_GPU_CFLAGS) -shared -I$(GSST_GPU_ROOT)/src/codec -I$(GSST_GPU_ROOT)/cuda \
+		-o $@ $< $(GSST_GPU_CODEC_OBJ) -lm
 
 ifneq ($(NVCC),)
 gsst-gpu: $(GSST_GPU_LIB)
 
 all: $(GSST_GPU_LIB)
-
-$(GSST_GPU_BUILD)/codec_%.o: $(GSST_GPU_ROOT)/src/codec/%.c $(GSST_GPU_HEADERS)
-	@mkdir -p $(GSST_GPU_BUILD)
-	$(CC) $(GSST_GPU_CFLAGS) -c -o $@ $<
 
 $(GSST_GPU_BUILD)/gsst_gpu.o: $(GSST_GPU_ROOT)/cuda/gsst_gpu.cu $(GSST_GPU_HEADERS)
 	@mkdir -p $(GSST_GPU_BUILD)
@@ -37,11 +48,10 @@ $(GSST_GPU_BUILD)/gsst_gpu.o: $(GSST_GPU_ROOT)/cuda/gsst_gpu.cu $(GSST_GPU_HEADE
 # is looked up at gsst_gpu_init; without it init says "no device"
 $(GSST_GPU_LIB): $(GSST_GPU_BUILD)/gsst_gpu.o $(GSST_GPU_CODEC_OBJ)
 	$(NVCC) -shared $(GSST_GPU_ARCH) -cudart static -o $@ $^
-
-gsst-gpu-clean:
-	rm -rf $(GSST_GPU_BUILD)
 else
 gsst-gpu:
 	@echo "nvcc not found: gsst_gpu.so not built"
-gsst-gpu-clean:
 endif
+
+gsst-gpu-clean:
+	rm -rf $(GSST_GPU_BUILD)

@@ -2,10 +2,11 @@
  * gsst_gpu.h - the C ABI of gsst_gpu.so, the GPU encoder and decoder of
  * GSST tiles (src/codec/FORMAT.md).
  *
- * No PostgreSQL and no CUDA types: the background worker dlopen()s the
- * library after it has started (CUDA must never be initialised before a
- * fork), and falls back to the CPU codec when dlopen or gsst_gpu_init
- * fails.  Every function returns a status code; the library never aborts,
+ * No PostgreSQL and no CUDA types: the gsst worker's helper process
+ * (src/helper/) dlopen()s the library, so that CUDA lives in a process
+ * outside PostgreSQL's shared memory; the worker falls back to the CPU
+ * codec when dlopen or gsst_gpu_init fails or the helper dies.
+ * gsst_gpu_cpu.c implements the same ABI with the CPU codec.  Every function returns a status code; the library never aborts,
  * exits or prints.  A context is used by one thread at a time.
  *
  * Tiles produced here are byte-identical to gsst_tile_encode() of the CPU

@@ -40,8 +40,8 @@ CREATE EVENT TRIGGER gsst_ddl_check ON ddl_command_end
                  'CREATE FOREIGN TABLE')
     EXECUTE FUNCTION gsst.ddl_guard();
 
--- worker_status says why there is no GPU (reason); last_error keeps real
--- failures.
+-- worker_status says why there is no GPU (reason) and counts the GPU
+-- helper process (helper_*); last_error keeps real failures.
 DROP VIEW gsst.worker_status;
 DROP FUNCTION gsst.worker_status();
 CREATE FUNCTION gsst.worker_status(
@@ -49,12 +49,13 @@ CREATE FUNCTION gsst.worker_status(
     OUT library text, OUT started timestamptz, OUT starts integer,
     OUT gpu_batches bigint, OUT cpu_batches bigint, OUT failed_batches bigint,
     OUT backend_fallbacks bigint, OUT bytes_in bigint, OUT bytes_out bigint,
-    OUT errors bigint, OUT last_error text, OUT in_flight integer)
+    OUT errors bigint, OUT last_error text, OUT in_flight integer,
+    OUT helper_pid integer, OUT helper_starts integer, OUT helper_failures bigint)
     RETURNS SETOF record
     AS 'MODULE_PATHNAME', 'gsst_worker_status' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE VIEW gsst.worker_status AS SELECT * FROM gsst.worker_status();
 COMMENT ON VIEW gsst.worker_status IS
-    'the gsst worker: pid, mode (gpu, cpu, stopped), why there is no GPU, device, batches, bytes in and out, real failures, requests in flight';
+    'the gsst worker: pid, mode (gpu, cpu, stopped), why there is no GPU, device, batches, bytes in and out, real failures, requests in flight, and its GPU helper process: pid, starts, failures (deaths, hangs, broken contexts)';
 GRANT SELECT ON gsst.worker_status TO PUBLIC;
 
 -- A column list; without it, generated and GENERATED ALWAYS identity

@@ -400,12 +400,13 @@ CREATE FUNCTION gsst.worker_status(
     OUT library text, OUT started timestamptz, OUT starts integer,
     OUT gpu_batches bigint, OUT cpu_batches bigint, OUT failed_batches bigint,
     OUT backend_fallbacks bigint, OUT bytes_in bigint, OUT bytes_out bigint,
-    OUT errors bigint, OUT last_error text, OUT in_flight integer)
+    OUT errors bigint, OUT last_error text, OUT in_flight integer,
+    OUT helper_pid integer, OUT helper_starts integer, OUT helper_failures bigint)
     RETURNS SETOF record
     AS 'MODULE_PATHNAME', 'gsst_worker_status' LANGUAGE C VOLATILE PARALLEL SAFE;
 CREATE VIEW gsst.worker_status AS SELECT * FROM gsst.worker_status();
 COMMENT ON VIEW gsst.worker_status IS
-    'the gsst worker: pid, mode (gpu, cpu, stopped), why there is no GPU, device, batches, bytes in and out, real failures, requests in flight';
+    'the gsst worker: pid, mode (gpu, cpu, stopped), why there is no GPU, device, batches, bytes in and out, real failures, requests in flight, and its GPU helper process: pid, starts, failures (deaths, hangs, broken contexts)';
 GRANT SELECT ON gsst.worker_status TO PUBLIC;
 
 CREATE FUNCTION gsst.compress_table(rel regclass, column_name name DEFAULT NULL,

@@ -2,9 +2,12 @@
  * worker.c - the gsst background worker and its request protocol.
  *
  * A static background worker (started from shared_preload_libraries, no
- * database connection) encodes batches of values for the bulk paths.  It
- * dlopen()s gsst_gpu.so once it runs, so that neither the postmaster nor any
- * backend ever initialises CUDA (which does not survive fork()).
+ * database connection) encodes batches of values for the bulk paths.  The
+ * GPU is held by a helper process the worker starts (gpu_helper.c): the
+ * only process that loads gsst_gpu.so, and one outside PostgreSQL's shared
+ * memory, so that a crash in the CUDA driver, the OOM killer or a kill -9
+ * costs one batch (encoded on the CPU instead) and never the cluster.  The
+ * worker restarts a helper that died, waiting longer after each failure.
  *
  * Protocol.  Shared memory holds a ring of request slots.  A backend puts a
  * batch into a DSM segment of its own, takes a free slot (SUBMITTED) and sets
@@ -28,7 +31,6 @@
  */
 #include "worker.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <unistd.h>
 
@@ -52,11 +54,16 @@
 #include "utils/timestamp.h"
 
 #include "../cuda/gsst_gpu.h"
+#include "gpu_helper.h"
 
 #define GSST_WORKER_SLOTS		16
 #define GSST_REQUEST_MAGIC		0x51525347u	/* "GSRQ" */
 #define GSST_WORKER_LOCK_NAME	"gsst worker"
 #define GSST_ERROR_LEN			256
+#define GSST_HELPER_NAME		"gsst_gpu_helper"
+/* restarts of a helper that died: 1 s, doubling up to a minute */
+#define HELPER_BACKOFF_MIN_MS	1000
+#define HELPER_BACKOFF_MAX_MS	(60 * 1000)
 
 /* GUCs */
 bool		gsst_gpu_enabled = true;
@@ -109,6 +116,9 @@ typedef struct WorkerShared
 	uint64		bytes_in;
 	uint64		bytes_out;
 	uint64		errors;
+	pid_t		helper_pid;		/* the GPU helper; 0 while none runs */
+	int			helper_starts;	/* helpers that opened the GPU */
+	uint64		helper_failures;	/* helpers that died, hung or broke */
 	RequestSlot slots[GSST_WORKER_SLOTS];
 } WorkerShared;
 
@@ -621,27 +631,14 @@ gsst_request_wait(GsstRequest *req, GsstBatch *batch)
 
 /* ---- the worker ---- */
 
-/* The GPU library, as the worker sees it. */
-typedef struct GpuApi
-{
-	void	   *handle;
-	void		(*config_default) (gsst_gpu_config *config);
-	int			(*init) (const gsst_gpu_config *config, gsst_gpu **ctx);
-	const char *(*init_error) (void);
-	void		(*shutdown) (gsst_gpu *ctx);
-	const char *(*last_error) (const gsst_gpu *ctx);
-	const char *(*strerror) (int status);
-	int			(*get_info) (gsst_gpu *ctx, gsst_gpu_info *info);
-	int			(*encode) (gsst_gpu *ctx, const uint8_t *table, size_t table_len,
-						   const uint8_t *data, const uint64_t *offsets, size_t n,
-						   uint8_t *tile, size_t tile_cap, size_t *tile_len);
-} GpuApi;
-
-static GpuApi gpu;
-static gsst_gpu *gpu_ctx = NULL;
-static int	gpu_ctx_device = -1;
-static bool gpu_reopen = false;	/* a CUDA failure closed the context */
 static gsst_encoder *cpu_encoder = NULL;
+
+/* The GPU helper, as the worker manages it. */
+static bool helper_blocked = false;	/* not to be started until a reload */
+static char *helper_library = NULL;	/* the library the running helper loaded */
+static int	helper_device = -1;
+static TimestampTz helper_next_start = 0;
+static int	helper_backoff_ms = HELPER_BACKOFF_MIN_MS;
 
 /* A real failure: a broken library, a CUDA error.  Logged each time. */
 static void
@@ -684,122 +681,6 @@ library_path(void)
 	return pstrdup(lib);
 }
 
-/* Load the library (once) and make a context; say why not otherwise. */
-static void
-gpu_open(void)
-{
-	gsst_gpu_config config;
-	gsst_gpu_info info;
-	char	   *path;
-	int			rc;
-
-	if (gpu_ctx != NULL)
-		return;
-	if (!gsst_gpu_enabled)
-	{
-		set_cpu_reason("gsst.gpu is off in the server configuration");
-		return;
-	}
-	path = library_path();
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	strlcpy(shared->library, path, sizeof(shared->library));
-	LWLockRelease(shared->lock);
-
-	if (gpu.handle == NULL)
-	{
-		void	   *h;
-
-		/* no library is the CPU-only installation, not a fault */
-		if (access(path, F_OK) != 0 && errno == ENOENT)
-		{
-			set_cpu_reason(psprintf("no GPU library is installed (%s)", path));
-			return;
-		}
-		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-		if (h == NULL)
-		{
-			set_last_error(psprintf("could not load GPU library \"%s\": %s", path, dlerror()));
-			return;
-		}
-		/* a library built from other headers would misread our config */
-		{
-			int			(*abi_version) (void) = dlsym(h, "gsst_gpu_abi_version");
-			size_t		(*config_size) (void) = dlsym(h, "gsst_gpu_config_size");
-
-			if (abi_version == NULL || config_size == NULL ||
-				abi_version() != GSST_GPU_ABI_VERSION ||
-				config_size() != sizeof(gsst_gpu_config))
-			{
-				set_last_error(psprintf("GPU library \"%s\" implements ABI %d with a %zu-byte config; this gsst needs ABI %d with %zu bytes",
-										path, abi_version ? abi_version() : 0,
-										config_size ? config_size() : (size_t) 0,
-										GSST_GPU_ABI_VERSION, sizeof(gsst_gpu_config)));
-				dlclose(h);
-				return;
-			}
-		}
-		gpu.config_default = dlsym(h, "gsst_gpu_config_default");
-		gpu.init = dlsym(h, "gsst_gpu_init");
-		gpu.init_error = dlsym(h, "gsst_gpu_init_error");
-		gpu.shutdown = dlsym(h, "gsst_gpu_shutdown");
-		gpu.last_error = dlsym(h, "gsst_gpu_last_error");
-		gpu.strerror = dlsym(h, "gsst_gpu_strerror");
-		gpu.get_info = dlsym(h, "gsst_gpu_get_info");
-		gpu.encode = dlsym(h, "gsst_gpu_encode");
-		if (!gpu.config_default || !gpu.init || !gpu.init_error || !gpu.shutdown ||
-			!gpu.last_error || !gpu.strerror || !gpu.get_info || !gpu.encode)
-		{
-			set_last_error(psprintf("GPU library \"%s\" lacks the gsst_gpu ABI %d functions",
-									path, GSST_GPU_ABI_VERSION));
-			dlclose(h);
-			memset(&gpu, 0, sizeof(gpu));
-			return;
-		}
-		gpu.handle = h;
-	}
-
-	gpu.config_default(&config);
-	config.device = gsst_gpu_device;
-	rc = gpu.init(&config, &gpu_ctx);
-	if (rc != GSST_GPU_OK || gpu_ctx == NULL)
-	{
-		char	   *msg = psprintf("%s (%s)", gpu.strerror(rc), gpu.init_error());
-
-		gpu_ctx = NULL;
-		/* a machine without a device or driver is a CPU-only machine */
-		if (rc == GSST_GPU_ERR_NO_DEVICE)
-			set_cpu_reason(psprintf("no GPU: %s", msg));
-		else
-			set_last_error(psprintf("could not open GPU %d: %s", gsst_gpu_device, msg));
-		return;
-	}
-	gpu_ctx_device = gsst_gpu_device;
-	memset(&info, 0, sizeof(info));
-	if (gpu.get_info(gpu_ctx, &info) != GSST_GPU_OK)
-		strlcpy(info.name, "unknown", sizeof(info.name));
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	snprintf(shared->device, sizeof(shared->device), "%d: %s (sm_%d%d, %zu MiB)",
-			 gpu_ctx_device, info.name, info.cc_major, info.cc_minor,
-			 info.total_memory >> 20);
-	shared->gpu_ready = true;
-	shared->cpu_reason[0] = '\0';
-	shared->last_error[0] = '\0';
-	LWLockRelease(shared->lock);
-	ereport(LOG, (errmsg("gsst worker: encoding on GPU %s", shared->device)));
-}
-
-static void
-gpu_close(void)
-{
-	if (gpu_ctx != NULL)
-		gpu.shutdown(gpu_ctx);
-	gpu_ctx = NULL;
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	shared->gpu_ready = false;
-	shared->device[0] = '\0';
-	LWLockRelease(shared->lock);
-}
-
 static void
 update_accepting(void)
 {
@@ -808,11 +689,112 @@ update_accepting(void)
 	LWLockRelease(shared->lock);
 }
 
+static void
+set_helper_gone(void)
+{
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	shared->gpu_ready = false;
+	shared->device[0] = '\0';
+	shared->helper_pid = 0;
+	LWLockRelease(shared->lock);
+}
+
+/*
+ * The helper died, hung or lost its context: count it, say so, and start
+ * another after the backoff, which doubles with each failure in a row.
+ */
+static void
+helper_failed(const char *msg)
+{
+	set_helper_gone();
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	shared->helper_failures++;
+	shared->errors++;
+	LWLockRelease(shared->lock);
+	set_last_error(psprintf("%s; a new helper starts in %d ms", msg, helper_backoff_ms));
+	helper_next_start = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), helper_backoff_ms);
+	helper_backoff_ms = Min(helper_backoff_ms * 2, HELPER_BACKOFF_MAX_MS);
+	update_accepting();
+}
+
+/* Stop the helper on purpose (gsst.gpu off, another device or library). */
+static void
+helper_stop(void)
+{
+	gpu_helper_stop();
+	set_helper_gone();
+}
+
+/* Start the GPU helper; when it cannot be, say why in the right voice. */
+static void
+helper_start(void)
+{
+	char		msg[GSST_ERROR_LEN];
+	char	   *path;
+	char	   *helper;
+	GpuHelperStart started;
+
+	if (!gsst_gpu_enabled)
+	{
+		set_cpu_reason("gsst.gpu is off in the server configuration");
+		helper_blocked = true;
+		return;
+	}
+	path = library_path();
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	strlcpy(shared->library, path, sizeof(shared->library));
+	LWLockRelease(shared->lock);
+	/* no library is the CPU-only installation, not a fault */
+	if (access(path, F_OK) != 0 && errno == ENOENT)
+	{
+		set_cpu_reason(psprintf("no GPU library is installed (%s)", path));
+		helper_blocked = true;
+		return;
+	}
+
+	helper = psprintf("%s/%s", pkglib_path, GSST_HELPER_NAME);
+	started = gpu_helper_start(helper, path, gsst_gpu_device, gsst_worker_timeout_ms,
+							   msg, sizeof(msg));
+	switch (started)
+	{
+		case GPU_HELPER_STARTED:
+			if (helper_library)
+				pfree(helper_library);
+			helper_library = MemoryContextStrdup(TopMemoryContext, path);
+			helper_device = gsst_gpu_device;
+			LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+			strlcpy(shared->device, msg, sizeof(shared->device));
+			shared->gpu_ready = true;
+			shared->helper_pid = gpu_helper_pid();
+			shared->helper_starts++;
+			shared->cpu_reason[0] = '\0';
+			shared->last_error[0] = '\0';
+			LWLockRelease(shared->lock);
+			ereport(LOG,
+					(errmsg("gsst worker: encoding on GPU %s, in helper process %d",
+							msg, (int) gpu_helper_pid())));
+			break;
+		case GPU_HELPER_NO_DEVICE:
+			/* a machine without a device or driver is a CPU-only machine */
+			set_cpu_reason(psprintf("no GPU: %s", msg));
+			helper_blocked = true;
+			break;
+		case GPU_HELPER_REFUSED:
+			set_last_error(msg);
+			helper_blocked = true;
+			break;
+		case GPU_HELPER_LOST_AT_START:
+			helper_failed(msg);
+			break;
+	}
+}
+
 /* Fail what the worker has not answered, so that nobody waits for it. */
 static void
 worker_exit_callback(int code, Datum arg)
 {
 	LWLockReleaseAll();
+	gpu_helper_kill();
 	if (shared == NULL)
 		return;
 	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
@@ -832,10 +814,8 @@ worker_exit_callback(int code, Datum arg)
 	shared->worker_procno = -1;
 	shared->accepting = false;
 	shared->gpu_ready = false;
+	shared->helper_pid = 0;
 	LWLockRelease(shared->lock);
-	if (gpu_ctx != NULL)
-		gpu.shutdown(gpu_ctx);
-	gpu_ctx = NULL;
 }
 
 /* The oldest submitted request, now RUNNING; false if there is none. */
@@ -864,7 +844,11 @@ take_request(int *slotno, dsm_handle *handle, uint64 *request_id)
 	return best >= 0;
 }
 
-/* Sleep for gsst.worker_delay, interruptibly (tests kill the worker here). */
+/*
+ * Sleep for gsst.worker_delay, interruptibly (tests kill the worker here).
+ * With a GPU helper the helper sleeps instead, so that tests kill it
+ * mid-batch.
+ */
 static void
 test_delay(void)
 {
@@ -886,7 +870,7 @@ test_delay(void)
 	}
 }
 
-/* Encode one part with the CPU codec (CPU mode of the worker). */
+/* Encode one part with the CPU codec. */
 static int
 encode_part_cpu(RequestPart *part, char *base, char *err, Size errlen)
 {
@@ -916,30 +900,55 @@ encode_part_cpu(RequestPart *part, char *base, char *err, Size errlen)
 	return 0;
 }
 
+/*
+ * Encode one part in the GPU helper.  A helper that dies or hangs, or
+ * whose CUDA context broke, is replaced later; this part is encoded on the
+ * CPU now, with the same bytes, and *on_gpu cleared.
+ */
 static int
-encode_part_gpu(RequestPart *part, char *base, char *err, Size errlen)
+encode_part_gpu(RequestPart *part, char *base, bool *on_gpu, char *err, Size errlen)
 {
-	size_t		tile_len = 0;
+	Size		tile_len = 0;
 	int			rc;
 
-	rc = gpu.encode(gpu_ctx, (const uint8 *) base + part->table_off, part->table_len,
-					(const uint8 *) base + part->data_off,
-					(const uint64 *) (base + part->offsets_off), part->nvalues,
-					(uint8 *) base + part->tile_off, part->tile_cap, &tile_len);
-	if (rc != GSST_GPU_OK)
+	rc = gpu_helper_encode((const uint8 *) base + part->table_off, part->table_len,
+						   (const uint8 *) base + part->data_off,
+						   (const uint64 *) (base + part->offsets_off), part->nvalues,
+						   (uint8 *) base + part->tile_off, part->tile_cap, &tile_len,
+						   gsst_worker_delay_ms, gsst_worker_timeout_ms, err, errlen);
+	if (rc == GSST_GPU_OK)
 	{
-		snprintf(err, errlen, "GPU encoder: %s: %s", gpu.strerror(rc),
-				 gpu.last_error(gpu_ctx));
-		/* a broken context is rebuilt before the next batch */
-		if (rc == GSST_GPU_ERR_CUDA || rc == GSST_GPU_ERR_BROKEN)
-		{
-			gpu_close();
-			gpu_reopen = true;
-		}
-		return rc;
+		part->tile_len = tile_len;
+		return 0;
 	}
-	part->tile_len = tile_len;
-	return 0;
+	if (rc == GPU_HELPER_LOST || rc == GSST_GPU_ERR_CUDA || rc == GSST_GPU_ERR_BROKEN)
+	{
+		if (rc != GPU_HELPER_LOST)
+		{
+			/* it exits after a broken context; reap it */
+			char	   *what = psprintf("GPU encoder: %s", err);
+
+			gpu_helper_stop();
+			helper_failed(what);
+		}
+		else
+			helper_failed(err);
+		*on_gpu = false;
+		return encode_part_cpu(part, base, err, errlen);
+	}
+	/*
+	 * The GPU refuses a few batches it cannot place safely (long values
+	 * whose parts expand): the CPU encodes them, here when the worker may
+	 * use its CPU, else in the backend.
+	 */
+	if (rc == GSST_GPU_ERR_LIMIT && gsst_worker_cpu)
+	{
+		*on_gpu = false;
+		return encode_part_cpu(part, base, err, errlen);
+	}
+	if (err[0] == '\0')
+		snprintf(err, errlen, "GPU encoder: status %d", rc);
+	return rc;
 }
 
 /* Check that every range of the request lies inside the segment. */
@@ -964,6 +973,24 @@ request_fits(RequestHeader *hdr, Size seglen)
 	return true;
 }
 
+/* The offsets of each part run from 0 to its raw bytes, in order. */
+static bool
+request_offsets_valid(RequestHeader *hdr)
+{
+	for (uint32 p = 0; p < hdr->nparts; p++)
+	{
+		RequestPart *part = &hdr->parts[p];
+		const uint64 *offsets = (const uint64 *) ((char *) hdr + part->offsets_off);
+
+		if (offsets[0] != 0 || offsets[part->nvalues] != part->raw_bytes)
+			return false;
+		for (uint64 i = 0; i < part->nvalues; i++)
+			if (offsets[i] > offsets[i + 1])
+				return false;
+	}
+	return true;
+}
+
 static void
 serve_request(int slotno, dsm_handle handle, uint64 request_id)
 {
@@ -971,7 +998,9 @@ serve_request(int slotno, dsm_handle handle, uint64 request_id)
 	RequestHeader *hdr = NULL;
 	char		err[GSST_ERROR_LEN] = "";
 	bool		ok = false;
+	bool		declined = false;	/* no GPU now: the backend encodes it */
 	bool		on_gpu = false;
+	bool		started_on_gpu = false;
 	uint64		bytes_in = 0;
 	uint64		bytes_out = 0;
 	RequestSlot *slot = &shared->slots[slotno];
@@ -984,39 +1013,28 @@ serve_request(int slotno, dsm_handle handle, uint64 request_id)
 	{
 		hdr = (RequestHeader *) dsm_segment_address(seg);
 		if (hdr->magic != GSST_REQUEST_MAGIC || hdr->request_id != request_id ||
-			!request_fits(hdr, dsm_segment_map_length(seg)))
+			!request_fits(hdr, dsm_segment_map_length(seg)) ||
+			!request_offsets_valid(hdr))
 			strlcpy(err, "malformed request", sizeof(err));
 		else
 		{
-			test_delay();
-			if (gpu_reopen && gsst_gpu_enabled)
-			{
-				gpu_reopen = false;
-				gpu_open();
-			}
-			on_gpu = gpu_ctx != NULL;
+			on_gpu = started_on_gpu = shared->gpu_ready;
+			if (!on_gpu && gsst_worker_cpu)
+				test_delay();
 			ok = true;
 			for (uint32 p = 0; ok && p < hdr->nparts; p++)
 			{
 				RequestPart *part = &hdr->parts[p];
 
 				if (on_gpu)
-				{
-					int			rc = encode_part_gpu(part, (char *) hdr, err, sizeof(err));
-
-					/*
-					 * The GPU refuses a few batches it cannot place safely
-					 * (long values whose parts expand): the CPU encodes them.
-					 */
-					if (rc == GSST_GPU_ERR_LIMIT && gsst_worker_cpu)
-						rc = encode_part_cpu(part, (char *) hdr, err, sizeof(err));
-					ok = rc == 0;
-				}
-				else if (gsst_worker_cpu)
+					ok = encode_part_gpu(part, (char *) hdr, &on_gpu, err, sizeof(err)) == 0;
+				else if (gsst_worker_cpu || started_on_gpu)	/* helper lost */
 					ok = encode_part_cpu(part, (char *) hdr, err, sizeof(err)) == 0;
 				else
 				{
+					/* the GPU went away after the backend asked */
 					strlcpy(err, "no GPU", sizeof(err));
+					declined = true;
 					ok = false;
 				}
 				bytes_in += part->raw_bytes;
@@ -1050,7 +1068,7 @@ serve_request(int slotno, dsm_handle handle, uint64 request_id)
 		shared->bytes_in += bytes_in;
 		shared->bytes_out += bytes_out;
 	}
-	else
+	else if (!declined)
 	{
 		shared->failed_batches++;
 		if (!abandoned)
@@ -1060,10 +1078,30 @@ serve_request(int slotno, dsm_handle handle, uint64 request_id)
 		}
 	}
 	LWLockRelease(shared->lock);
+	/* a helper that answers has earned a quick restart next time */
+	if (ok && on_gpu)
+		helper_backoff_ms = HELPER_BACKOFF_MIN_MS;
 	if (procno >= 0)
 		SetLatch(&ProcGlobal->allProcs[procno].procLatch);
 	if (seg != NULL)
 		dsm_detach(seg);
+}
+
+/* After a reload: stop a helper that no longer matches the settings. */
+static void
+reload_settings(void)
+{
+	char	   *path;
+
+	ProcessConfigFile(PGC_SIGHUP);
+	path = library_path();
+	if (shared->gpu_ready &&
+		(!gsst_gpu_enabled || helper_device != gsst_gpu_device ||
+		 helper_library == NULL || strcmp(helper_library, path) != 0))
+		helper_stop();
+	pfree(path);
+	/* what kept the helper from starting may have changed */
+	helper_blocked = false;
 }
 
 void
@@ -1088,6 +1126,7 @@ gsst_worker_main(Datum main_arg)
 	shared->started_at = GetCurrentTimestamp();
 	shared->gpu_ready = false;
 	shared->accepting = false;
+	shared->helper_pid = 0;
 	/* slots a previous worker left behind: their backends were told */
 	for (int i = 0; i < GSST_WORKER_SLOTS; i++)
 		if (shared->slots[i].state == SLOT_RUNNING ||
@@ -1098,27 +1137,28 @@ gsst_worker_main(Datum main_arg)
 
 	request_cxt = AllocSetContextCreate(TopMemoryContext, "gsst worker request",
 										ALLOCSET_DEFAULT_SIZES);
-	gpu_open();
-	update_accepting();
 
 	for (;;)
 	{
 		int			slotno;
 		dsm_handle	handle;
 		uint64		request_id;
+		int			events = WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH;
+		long		timeout = 10 * 1000L;
+		int			fired;
 
 		ResetLatch(MyLatch);
 		CHECK_FOR_INTERRUPTS();
+		gpu_helper_reap();
 		if (ConfigReloadPending)
 		{
 			ConfigReloadPending = false;
-			ProcessConfigFile(PGC_SIGHUP);
-			if (gpu_ctx != NULL && (!gsst_gpu_enabled || gpu_ctx_device != gsst_gpu_device))
-				gpu_close();
-			if (gpu_ctx == NULL && gsst_gpu_enabled)
-				gpu_open();
-			update_accepting();
+			reload_settings();
 		}
+		if (!shared->gpu_ready && !helper_blocked &&
+			GetCurrentTimestamp() >= helper_next_start)
+			helper_start();
+		update_accepting();
 
 		while (take_request(&slotno, &handle, &request_id))
 		{
@@ -1131,8 +1171,22 @@ gsst_worker_main(Datum main_arg)
 			CHECK_FOR_INTERRUPTS();
 		}
 
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 10 * 1000L, PG_WAIT_EXTENSION);
+		/* a helper that dies while idle closes its reply pipe */
+		if (gpu_helper_pid() != 0)
+			events |= WL_SOCKET_READABLE;
+		else if (!helper_blocked)
+			timeout = Max(1L, Min(timeout,
+								  TimestampDifferenceMilliseconds(GetCurrentTimestamp(),
+																  helper_next_start)));
+		fired = WaitLatchOrSocket(MyLatch, events, gpu_helper_reply_fd(), timeout,
+								  PG_WAIT_EXTENSION);
+		if (fired & WL_SOCKET_READABLE)
+		{
+			char		msg[GSST_ERROR_LEN];
+
+			if (!gpu_helper_check(msg, sizeof(msg)))
+				helper_failed(msg);
+		}
 	}
 }
 
@@ -1159,17 +1213,19 @@ gsst_worker_status(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	WorkerShared snap;
-	Datum		values[17];
-	bool		nulls[17];
+	Datum		values[20];
+	bool		nulls[20];
 	bool		with_reason;
+	bool		with_helper;
 	int			in_flight = 0;
 	int			i = 0;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (shared == NULL)
 		return (Datum) 0;		/* not preloaded: no worker */
-	/* version 1.0 of the SQL objects had no reason column */
-	with_reason = rsinfo->setDesc->natts == 17;
+	/* version 1.0 of the SQL objects had no reason and no helper columns */
+	with_reason = rsinfo->setDesc->natts >= 17;
+	with_helper = rsinfo->setDesc->natts >= 20;
 
 	LWLockAcquire(shared->lock, LW_SHARED);
 	memcpy(&snap, shared, sizeof(snap));
@@ -1205,6 +1261,13 @@ gsst_worker_status(PG_FUNCTION_ARGS)
 	values[i] = CStringGetTextDatum(snap.last_error);
 	nulls[i++] = snap.last_error[0] == '\0';
 	values[i++] = Int32GetDatum(in_flight);
+	if (with_helper)
+	{
+		values[i] = Int32GetDatum(snap.helper_pid);
+		nulls[i++] = snap.helper_pid == 0;
+		values[i++] = Int32GetDatum(snap.helper_starts);
+		values[i++] = Int64GetDatum((int64) snap.helper_failures);
+	}
 	Assert(i == rsinfo->setDesc->natts);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return (Datum) 0;

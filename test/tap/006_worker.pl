@@ -44,41 +44,10 @@ sub status
 	return $node->safe_psql('postgres', "SELECT $cols FROM gsst.worker_status");
 }
 
-# rows whose stored bytes differ from per-row encoding with the current table
-sub mismatches
-{
-	my ($table) = @_;
-	my $family = $node->safe_psql('postgres',
-		"SELECT atttypmod FROM pg_attribute WHERE attrelid = '$table'::regclass AND attname = 'c'");
-	return $node->safe_psql('postgres',
-		"SELECT count(*) FROM $table WHERE c IS NOT NULL
-		   AND gsst.datum(c) IS DISTINCT FROM gsst.datum(gsst.compress(c::text, $family))");
-}
-
-sub table_md5
-{
-	my ($table) = @_;
-	return $node->safe_psql('postgres', "SELECT md5(string_agg(c, E'\\n' ORDER BY id)) FROM $table");
-}
-
-sub dsm_segments
-{
-	my $dir = $node->data_dir . '/pg_dynshmem';
-	opendir(my $dh, $dir) or die "could not open $dir: $!";
-	my @files = grep { !/^\./ } readdir($dh);
-	closedir($dh);
-	return scalar(@files);
-}
-
-sub start_psql
-{
-	my ($sql) = @_;
-	my ($in, $out, $err) = ('', '', '');
-	my $h = IPC::Run::start(
-		[ 'psql', '-X', '-At', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('postgres'), '-c', $sql ],
-		\$in, \$out, \$err);
-	return ($h, \$out, \$err);
-}
+sub mismatches { return gsst_mismatches($node, $_[0]); }
+sub table_md5 { return gsst_table_md5($node, $_[0]); }
+sub dsm_segments { return gsst_dsm_segments($node); }
+sub start_psql { return gsst_start_psql($node, $_[0]); }
 
 sub wait_for_new_worker
 {

@@ -6,8 +6,10 @@ use warnings;
 
 use PostgreSQL::Test::Cluster;
 use Exporter 'import';
+use IPC::Run;
 
-our @EXPORT = qw(gsst_node gsst_rows gsst_copy_text md5_of_rows);
+our @EXPORT = qw(gsst_node gsst_rows gsst_copy_text md5_of_rows gsst_mismatches
+  gsst_table_md5 gsst_dsm_segments gsst_start_psql);
 
 # A UTF-8 cluster with gsst preloaded (unless preload => 0).
 sub gsst_node
@@ -69,6 +71,47 @@ sub md5_of_rows
 	my $s = join("\n", map { $_->[1] } sort { $a->[0] <=> $b->[0] } @$rows);
 	utf8::encode($s) if utf8::is_utf8($s);
 	return Digest::MD5::md5_hex($s);
+}
+
+# Rows of $table whose column c is stored other than per-row encoding with
+# the current table stores it: 0 when a bulk path gave the same bytes.
+sub gsst_mismatches
+{
+	my ($node, $table) = @_;
+	my $family = $node->safe_psql('postgres',
+		"SELECT atttypmod FROM pg_attribute WHERE attrelid = '$table'::regclass AND attname = 'c'");
+	return $node->safe_psql('postgres',
+		"SELECT count(*) FROM $table WHERE c IS NOT NULL
+		   AND gsst.datum(c) IS DISTINCT FROM gsst.datum(gsst.compress(c::text, $family))");
+}
+
+# md5 of column c of $table in id order, comparable with md5_of_rows.
+sub gsst_table_md5
+{
+	my ($node, $table) = @_;
+	return $node->safe_psql('postgres', "SELECT md5(string_agg(c, E'\\n' ORDER BY id)) FROM $table");
+}
+
+# DSM segments of the cluster (dynamic_shared_memory_type = mmap: files).
+sub gsst_dsm_segments
+{
+	my ($node) = @_;
+	my $dir = $node->data_dir . '/pg_dynshmem';
+	opendir(my $dh, $dir) or die "could not open $dir: $!";
+	my @files = grep { !/^\./ } readdir($dh);
+	closedir($dh);
+	return scalar(@files);
+}
+
+# Run $sql in a psql of its own; returns the handle and refs to its output.
+sub gsst_start_psql
+{
+	my ($node, $sql) = @_;
+	my ($in, $out, $err) = ('', '', '');
+	my $h = IPC::Run::start(
+		[ 'psql', '-X', '-At', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('postgres'), '-c', $sql ],
+		\$in, \$out, \$err);
+	return ($h, \$out, \$err);
 }
 
 1;
