@@ -18,7 +18,10 @@
 # retrain (decode, learn, encode) on and off; and gsst.load against COPY on a
 # quarter of the rows.  Checked: every row of big (GPU) against big_cpu
 # (CPU), a sample of big against per-row encoding, and every row gsst.load
-# stored via the GPU against the same row loaded on the CPU.
+# stored via the GPU against the same row loaded on the CPU.  Then the GPU
+# helper is killed (-9) in the middle of a compress_table: the rewrite must
+# finish with per-row bytes, the cluster must not restart, a new helper must
+# come back.  bench/pg_bundle.sh builds PG_TARBALL.
 set -u -o pipefail
 TARBALL=${1:?usage: bench/pg_gpu_bench.sh PG_TARBALL [COPIES]}
 COPIES=${2:-800}
@@ -66,7 +69,7 @@ as_pg "$PGBIN/pg_ctl" -D "$ROOT/data" -l "$ROOT/sock/server.log" -w start >/dev/
 PSQL() { as_pg "$PGBIN/psql" -X -h "$ROOT/sock" -U postgres -d postgres -v ON_ERROR_STOP=1 "$@"; }
 say "server up"
 
-PSQL -x -c "CREATE EXTENSION gsst" -c "SELECT pid, mode, gpu, device, last_error FROM gsst.worker_status"
+PSQL -x -c "CREATE EXTENSION gsst" -c "SELECT pid, mode, gpu, device, last_error, helper_pid FROM gsst.worker_status"
 
 say "building table big (${COPIES} copies)"
 PSQL -q <<EOF || exit 1
@@ -117,6 +120,19 @@ grep -h "NOTICE\|DETAIL" "$OUT"/compress_*.out "$OUT"/recode_*.out | sed 's/^/  
 say "GPU bytes against per-row (CPU) encoding, 5% sample"
 PSQL -At -c "SELECT 'sampled ' || count(*) || ', differing ' || count(*) FILTER (WHERE gsst.datum(c) IS DISTINCT FROM gsst.datum(gsst.compress(c::text, (SELECT atttypmod FROM pg_attribute WHERE attrelid = 'big'::regclass AND attname = 'c')))) FROM big TABLESAMPLE SYSTEM (5)"
 PSQL -x -c "SELECT mode, device, gpu_batches, cpu_batches, failed_batches, backend_fallbacks, bytes_in, bytes_out, errors, last_error FROM gsst.worker_status"
+
+say "kill -9 of the GPU helper in the middle of compress_table"
+HELPER=$(PSQL -At -c "SELECT helper_pid FROM gsst.worker_status")
+PSQL -At -c "SET gsst.gpu = on" -c "SELECT gsst.compress_table('big', retrain => true)" > "$OUT/kill.out" 2>&1 &
+RUNNING=$!
+sleep "${KILL_AFTER_S:-3}"
+if [ -n "$HELPER" ] && kill -9 "$HELPER"; then echo "killed helper $HELPER"; else echo "no helper to kill"; fi
+wait "$RUNNING"; echo "compress_table: rc $?, $(tail -1 "$OUT/kill.out")"
+echo "crash restarts in the server log: $(grep -c 'terminating any other active server processes' "$ROOT/sock/server.log")"
+sleep 2
+PSQL -x -c "SELECT mode, device, gpu_batches, cpu_batches, failed_batches, backend_fallbacks, errors, helper_pid, helper_starts, helper_failures FROM gsst.worker_status"
+grep -h "gsst" "$ROOT/sock/server.log" | grep -i "helper" | tail -3
+PSQL -At -c "SELECT 'after the kill, sampled ' || count(*) || ', differing from per-row encoding ' || count(*) FILTER (WHERE gsst.datum(c) IS DISTINCT FROM gsst.datum(gsst.compress(c::text, (SELECT atttypmod FROM pg_attribute WHERE attrelid = 'big'::regclass AND attname = 'c')))) FROM big TABLESAMPLE SYSTEM (5)"
 
 if [ $(( $(date +%s) - START )) -gt ${LOAD_AFTER_S:-200} ]; then
 	say "out of time: load and COPY skipped"

@@ -1,0 +1,46 @@
+#!/bin/bash
+# bench/pg_bundle.sh - the PostgreSQL tree that bench/pg_gpu_bench.sh runs on
+# the device machine, which reaches no package registry (run as root from
+# the repository root, on a Debian machine with postgresql-N installed):
+#
+#   bench/pg_bundle.sh OUT.tgz L_COMMENT_FILE
+#
+# OUT.tgz holds pg/ (the files of Debian's postgresql-N, postgresql-client-N
+# and libpq5 as installed here, gsst built from this tree and installed into
+# it with make install DESTDIR, and in pg/libs the shared libraries the
+# binaries load, but glibc's own) and l_comment.  PostgreSQL finds its share
+# and lib directories relative to its binaries, so the tree runs from
+# wherever it is unpacked.  Put OUT.tgz under an ignored path (.pgdev/) and
+# name that path in the device run's carry.
+set -euo pipefail
+OUT=${1:?usage: bench/pg_bundle.sh OUT.tgz L_COMMENT_FILE}
+DATA=${2:?usage: bench/pg_bundle.sh OUT.tgz L_COMMENT_FILE}
+PG_CONFIG=${PG_CONFIG:-$(command -v pg_config)}
+MAJOR=$("$PG_CONFIG" --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+STAGE=$(mktemp -d)
+trap 'rm -rf --one-file-system "$STAGE"' EXIT
+PG=$STAGE/pg
+mkdir -p "$PG/libs"
+
+# PostgreSQL as Debian installed it here
+dpkg -L "postgresql-$MAJOR" "postgresql-client-$MAJOR" libpq5 | sort -u |
+	while read -r f; do
+		if [ -f "$f" ] || [ -L "$f" ]; then echo "$f"; fi
+	done > "$STAGE/files"
+tar -cf - --no-recursion -T "$STAGE/files" 2>/dev/null | tar -C "$PG" -xf -
+
+# gsst from this tree, GPU library included where nvcc is found
+make -s PG_CONFIG="$PG_CONFIG" all >/dev/null
+make -s PG_CONFIG="$PG_CONFIG" install DESTDIR="$PG" >/dev/null
+
+# every shared library the binaries and modules load, but glibc's
+# (not LLVM's: the benchmark runs with jit = off)
+rm -f "$PG/usr/lib/postgresql/$MAJOR/lib/llvmjit"*.so
+find "$PG/usr/lib/postgresql/$MAJOR" -type f \( -perm -u+x -o -name '*.so' \) -print0 |
+	{ xargs -0 ldd 2>/dev/null || true; } | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u |
+	grep -Ev '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux[^/]*)\.so' |
+	while read -r lib; do cp -L "$lib" "$PG/libs/"; done
+
+cp "$DATA" "$STAGE/l_comment"
+tar -C "$STAGE" -czf "$OUT" pg l_comment
+echo "$OUT: PostgreSQL $MAJOR, gsst $(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes'), $(du -h "$OUT" | cut -f1)"
