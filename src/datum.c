@@ -72,6 +72,67 @@ encoder_for(int32 family, const char *data, Size len, GsstLearnPolicy policy,
 }
 
 /*
+ * The one rule for what is stored: codes are kept when the header and codes
+ * together are shorter than the text; else the text is stored raw.  Every
+ * path that stores values follows it (gsst_datum_encode here, the tiles
+ * of the bulk paths in batch.c), which is why they store the same bytes.
+ */
+bool
+gsst_codes_are_shorter(Size header_len, Size ncodes, Size text_len)
+{
+	return header_len + ncodes < text_len;
+}
+
+/* A datum holding text raw. */
+struct varlena *
+gsst_datum_raw(const char *data, Size len)
+{
+	struct varlena *result = (struct varlena *) palloc(VARHDRSZ + len);
+
+	memcpy(VARDATA(result), data, len);
+	SET_VARSIZE(result, VARHDRSZ + len);
+	return result;
+}
+
+/*
+ * Encode len bytes of text with a table at hand (enc, table_id): a new
+ * datum, encoded or raw by gsst_codes_are_shorter.
+ */
+struct varlena *
+gsst_datum_encode(const gsst_encoder *enc, uint32 table_id, const char *data, Size len)
+{
+	uint8		header[GSST_DATUM_MAX_HEADER];
+	size_t		hlen;
+	struct varlena *result;
+	size_t		ncodes;
+
+	if (enc == NULL || len >= MaxAllocSize - VARHDRSZ - GSST_ENCODE_SLACK)
+		return gsst_datum_raw(data, len);
+	hlen = gsst_datum_header_write(table_id, header);
+	/* a value of at least one code */
+	if (!gsst_codes_are_shorter(hlen, 1, len))
+		return gsst_datum_raw(data, len);
+
+	/* big enough for the raw fallback too */
+	result = (struct varlena *) palloc(VARHDRSZ + len + GSST_ENCODE_SLACK);
+	/* the largest code length that is still shorter than the text */
+	ncodes = gsst_encode_value(enc, (const uint8 *) data, len,
+							   (uint8 *) VARDATA(result) + hlen, len - hlen - 1);
+	if (ncodes != (size_t) -1)
+	{
+		Assert(gsst_codes_are_shorter(hlen, ncodes, len));
+		memcpy(VARDATA(result), header, hlen);
+		SET_VARSIZE(result, VARHDRSZ + hlen + ncodes);
+	}
+	else
+	{
+		memcpy(VARDATA(result), data, len);
+		SET_VARSIZE(result, VARHDRSZ + len);
+	}
+	return result;
+}
+
+/*
  * Encode len bytes of text as a gsst datum with the current table of the
  * family (family <= 0: none).  Without a table, without the right to use
  * it, or when the codes would not be shorter, the value is stored raw.
@@ -79,7 +140,8 @@ encoder_for(int32 family, const char *data, Size len, GsstLearnPolicy policy,
 struct varlena *
 gsst_encode_bytes(const char *data, Size len, int32 family, GsstLearnPolicy policy)
 {
-	struct varlena *result;
+	uint32		table_id = 0;
+	const gsst_encoder *enc = NULL;
 
 	/* A raw value starting with NUL would read as encoded. */
 	if (len > 0 && data[0] == '\0')
@@ -88,45 +150,10 @@ gsst_encode_bytes(const char *data, Size len, int32 family, GsstLearnPolicy poli
 				 errmsg("invalid byte sequence for encoding \"%s\": 0x00",
 						GetDatabaseEncodingName())));
 
-	if (family > 0 && len > 2 &&
-		len < MaxAllocSize - VARHDRSZ - GSST_ENCODE_SLACK)
-	{
-		uint32		table_id;
-		const gsst_encoder *enc = encoder_for(family, data, len, policy, &table_id);
-
-		if (enc != NULL)
-		{
-			uint8		header[GSST_DATUM_MAX_HEADER];
-			size_t		hlen = gsst_datum_header_write(table_id, header);
-
-			if (len > hlen + 1)
-			{
-				/* codes must make the datum at least one byte shorter */
-				size_t		limit = len - hlen - 1;
-				size_t		ncodes;
-
-				/* big enough for the raw fallback too */
-				result = (struct varlena *) palloc(VARHDRSZ + len + GSST_ENCODE_SLACK);
-				ncodes = gsst_encode_value(enc, (const uint8 *) data, len,
-										   (uint8 *) VARDATA(result) + hlen,
-										   limit);
-				if (ncodes != (size_t) -1)
-				{
-					memcpy(VARDATA(result), header, hlen);
-					SET_VARSIZE(result, VARHDRSZ + hlen + ncodes);
-					return result;
-				}
-				memcpy(VARDATA(result), data, len);
-				SET_VARSIZE(result, VARHDRSZ + len);
-				return result;
-			}
-		}
-	}
-
-	result = (struct varlena *) palloc(VARHDRSZ + len);
-	memcpy(VARDATA(result), data, len);
-	SET_VARSIZE(result, VARHDRSZ + len);
-	return result;
+	/* no header and code fit in fewer than 3 bytes */
+	if (family > 0 && len > 2)
+		enc = encoder_for(family, data, len, policy, &table_id);
+	return gsst_datum_encode(enc, table_id, data, len);
 }
 
 /* Parse the header of an encoded value; returns the header length. */

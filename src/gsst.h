@@ -162,6 +162,10 @@ typedef enum GsstLearnPolicy
 	GSST_LEARN_IF_OWNER			/* gsst.compress: TRAIN right */
 } GsstLearnPolicy;
 
+extern bool gsst_codes_are_shorter(Size header_len, Size ncodes, Size text_len);
+extern struct varlena *gsst_datum_raw(const char *data, Size len);
+extern struct varlena *gsst_datum_encode(const gsst_encoder *enc, uint32 table_id,
+										 const char *data, Size len);
 extern struct varlena *gsst_encode_bytes(const char *data, Size len, int32 family,
 										 GsstLearnPolicy policy);
 extern const char *gsst_value_bytes(const struct varlena *value, Size *len,

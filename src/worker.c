@@ -1,5 +1,5 @@
 /*
- * worker.c - the gsst background worker and its request protocol.
+ * worker.c - the gsst background worker.
  *
  * A static background worker (started from shared_preload_libraries, no
  * database connection) encodes batches of values for the bulk paths.  The
@@ -9,25 +9,9 @@
  * costs one batch (encoded on the CPU instead) and never the cluster.  The
  * worker restarts a helper that died, waiting longer after each failure.
  *
- * Protocol.  Shared memory holds a ring of request slots.  A backend puts a
- * batch into a DSM segment of its own, takes a free slot (SUBMITTED) and sets
- * the worker's latch.  The worker marks the slot RUNNING, attaches the
- * segment, writes one tile per column into it and marks the slot DONE or
- * FAILED, then sets the backend's latch.  The backend waits with a timeout,
- * handling interrupts, and frees the slot when it has read the answer.
- *
- * Nothing leaks and nothing is half applied:
- *	- the backend owns the segment through its resource owner; whenever it
- *	  detaches (after reading the answer, on error or cancel, at exit), a
- *	  detach callback gives the slot up: a RUNNING slot becomes ABANDONED and
- *	  the worker frees it when it is done, so the segment dies with the
- *	  worker's own detach;
- *	- a backend that times out gives the slot up the same way and encodes
- *	  the batch itself;
- *	- a worker that exits fails every slot it has not answered, so waiting
- *	  backends fall back at once; the postmaster starts it again;
- *	- results are used only when the slot says DONE; a tile that does not
- *	  match its batch is thrown away and the batch encoded on the CPU.
+ * Backends hand it requests through a ring of slots in shared memory
+ * (worker_shmem.h; their side is request.c).  It serves them oldest first,
+ * writing one tile per part into the request's segment.
  */
 #include "worker.h"
 
@@ -55,11 +39,9 @@
 
 #include "../cuda/gsst_gpu.h"
 #include "gpu_helper.h"
+#include "worker_shmem.h"
 
-#define GSST_WORKER_SLOTS		16
-#define GSST_REQUEST_MAGIC		0x51525347u	/* "GSRQ" */
 #define GSST_WORKER_LOCK_NAME	"gsst worker"
-#define GSST_ERROR_LEN			256
 #define GSST_HELPER_NAME		"gsst_gpu_helper"
 /* restarts of a helper that died: 1 s, doubling up to a minute */
 #define HELPER_BACKOFF_MIN_MS	1000
@@ -74,97 +56,7 @@ static char *gsst_gpu_library = NULL;
 static bool gsst_worker_cpu = false;
 static int	gsst_worker_delay_ms = 0;
 
-typedef enum SlotState
-{
-	SLOT_FREE = 0,
-	SLOT_SUBMITTED,				/* waiting for the worker */
-	SLOT_RUNNING,				/* the worker has it */
-	SLOT_DONE,					/* answered: tiles are in the segment */
-	SLOT_FAILED,				/* answered: encode on the CPU */
-	SLOT_ABANDONED				/* the backend left; the worker frees it */
-} SlotState;
-
-typedef struct RequestSlot
-{
-	SlotState	state;
-	uint64		request_id;
-	dsm_handle	handle;
-	int			backend_procno;
-	pid_t		backend_pid;
-} RequestSlot;
-
-typedef struct WorkerShared
-{
-	LWLock	   *lock;
-	pid_t		worker_pid;		/* 0 while no worker runs */
-	int			worker_procno;
-	bool		accepting;		/* takes requests (GPU ready, or CPU mode) */
-	bool		gpu_ready;
-	int			starts;
-	TimestampTz started_at;
-	uint64		next_request_id;
-	char		device[GSST_ERROR_LEN];
-	char		library[MAXPGPATH];
-	char		cpu_reason[GSST_ERROR_LEN];	/* why there is no GPU, in plain words */
-	bool		cpu_reason_told;	/* logged once since the server started */
-	char		last_error[GSST_ERROR_LEN];	/* the last real failure */
-	uint64		gpu_batches;
-	uint64		cpu_batches;
-	uint64		failed_batches;
-	uint64		abandoned_batches;
-	uint64		backend_fallbacks;
-	uint64		bytes_in;
-	uint64		bytes_out;
-	uint64		errors;
-	pid_t		helper_pid;		/* the GPU helper; 0 while none runs */
-	int			helper_starts;	/* helpers that opened the GPU */
-	uint64		helper_failures;	/* helpers that died, hung or broke */
-	RequestSlot slots[GSST_WORKER_SLOTS];
-} WorkerShared;
-
-/* One column of a request, as laid out in the segment. */
-typedef struct RequestPart
-{
-	uint64		nvalues;
-	uint64		raw_bytes;
-	uint64		table_off;
-	uint64		table_len;
-	uint64		offsets_off;	/* nvalues + 1 uint64, starting at 0 */
-	uint64		data_off;
-	uint64		tile_off;
-	uint64		tile_cap;
-	uint64		tile_len;		/* written by the worker */
-	int32		column;			/* index into the batch's columns */
-	int32		pad;
-} RequestPart;
-
-typedef struct RequestHeader
-{
-	uint32		magic;
-	uint32		nparts;
-	uint64		request_id;
-	int32		status;			/* written by the worker: 0 = tiles are good */
-	bool		on_gpu;
-	char		error[GSST_ERROR_LEN];
-	RequestPart parts[FLEXIBLE_ARRAY_MEMBER];
-} RequestHeader;
-
-struct GsstRequest
-{
-	int			slot;			/* -1 once given up */
-	uint64		request_id;
-	dsm_segment *seg;
-	TimestampTz submitted;
-};
-
-static WorkerShared *shared = NULL;
-
-/* MyProc's index in ProcGlobal->allProcs (PGPROC.pgprocno until 17). */
-static inline int
-my_procno(void)
-{
-	return (int) (MyProc - ProcGlobal->allProcs);
-}
+WorkerShared *gsst_worker_shared = NULL;
 
 static shmem_request_hook_type prev_shmem_request_hook = NULL;
 static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
@@ -189,12 +81,12 @@ gsst_shmem_startup(void)
 		prev_shmem_startup_hook();
 
 	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
-	shared = ShmemInitStruct("gsst worker", sizeof(WorkerShared), &found);
+	gsst_worker_shared = ShmemInitStruct("gsst worker", sizeof(WorkerShared), &found);
 	if (!found)
 	{
-		memset(shared, 0, sizeof(WorkerShared));
-		shared->lock = &(GetNamedLWLockTranche(GSST_WORKER_LOCK_NAME))->lock;
-		shared->worker_procno = -1;
+		memset(gsst_worker_shared, 0, sizeof(WorkerShared));
+		gsst_worker_shared->lock = &(GetNamedLWLockTranche(GSST_WORKER_LOCK_NAME))->lock;
+		gsst_worker_shared->worker_procno = -1;
 	}
 	LWLockRelease(AddinShmemInitLock);
 }
@@ -282,353 +174,6 @@ gsst_worker_init(void)
 	RegisterBackgroundWorker(&bgw);
 }
 
-/* ---- backend side ---- */
-
-static inline uint64
-align16(uint64 n)
-{
-	return (n + 15) & ~(uint64) 15;
-}
-
-static void
-wake_worker(void)
-{
-	int			procno = shared->worker_procno;
-
-	if (procno >= 0)
-		SetLatch(&ProcGlobal->allProcs[procno].procLatch);
-}
-
-/*
- * The segment is going away (answer read, error, cancel, exit): give the
- * slot up if it is still ours.
- */
-static void
-request_detach_callback(dsm_segment *seg, Datum arg)
-{
-	GsstRequest *req = (GsstRequest *) DatumGetPointer(arg);
-
-	if (req->slot >= 0 && shared != NULL)
-	{
-		RequestSlot *slot = &shared->slots[req->slot];
-
-		LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-		if (slot->request_id == req->request_id && slot->backend_pid == MyProcPid &&
-			slot->state != SLOT_FREE)
-		{
-			if (slot->state == SLOT_RUNNING)
-			{
-				slot->state = SLOT_ABANDONED;
-				shared->abandoned_batches++;
-			}
-			else
-				slot->state = SLOT_FREE;
-		}
-		LWLockRelease(shared->lock);
-		req->slot = -1;
-	}
-	pfree(req);
-}
-
-void
-gsst_worker_count_fallback(void)
-{
-	if (shared == NULL)
-		return;
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	shared->backend_fallbacks++;
-	LWLockRelease(shared->lock);
-}
-
-/*
- * A segment for a batch, or NULL when none can be had: out of DSM slots, or
- * out of memory for it (a full /dev/shm raises an error, which we catch in a
- * subtransaction: no memory for the GPU path is a reason to encode on the
- * CPU, not to fail the load).  The segment belongs to the caller's resource
- * owner, so an error or cancel later detaches it.
- */
-static dsm_segment *
-create_segment(Size size)
-{
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	dsm_segment *seg = NULL;
-
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(cxt);
-	PG_TRY();
-	{
-		seg = dsm_create(size, DSM_CREATE_NULL_IF_MAXSEGMENTS);
-		/* out of the subtransaction's resource owner ... */
-		if (seg != NULL)
-			dsm_pin_mapping(seg);
-		ReleaseCurrentSubTransaction();
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		ereport(LOG,
-				(errmsg("gsst: no shared memory for a batch of %zu bytes, encoding it in this backend: %s",
-						size, edata->message)));
-		FreeErrorData(edata);
-		seg = NULL;
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(cxt);
-	CurrentResourceOwner = owner;
-	/* ... into the caller's */
-	if (seg != NULL)
-		dsm_unpin_mapping(seg);
-	return seg;
-}
-
-/*
- * Hand a batch to the worker.  Returns NULL when the worker cannot take it
- * now (none running, no GPU, no free slot, no segment): then the caller
- * encodes on the CPU.  Never waits.
- */
-GsstRequest *
-gsst_request_submit(GsstBatch *batch)
-{
-	Size		size;
-	int			nparts = 0;
-	dsm_segment *seg;
-	RequestHeader *hdr;
-	char	   *base;
-	uint64		at;
-	GsstRequest *req;
-	int			slotno = -1;
-
-	if (!gsst_gpu_enabled || shared == NULL)
-		return NULL;
-	/* unlocked peek; the decision is made again under the lock */
-	if (shared->worker_pid == 0 || !shared->accepting)
-		return NULL;
-
-	/* lay the segment out */
-	at = align16(offsetof(RequestHeader, parts) + sizeof(RequestPart) * batch->ncolumns);
-	for (int c = 0; c < batch->ncolumns; c++)
-	{
-		GsstBatchColumn *col = &batch->columns[c];
-
-		if (col->table_id == 0 || col->nvalues == 0)
-			continue;
-		nparts++;
-		at = align16(at + col->table_len);
-		at = align16(at + sizeof(uint64) * (col->nvalues + 1));
-		at = align16(at + col->len);
-		at = align16(at + gsst_tile_bound(col->nvalues, col->len,
-										  GSST_DEFAULT_SPLIT_BYTES));
-	}
-	if (nparts == 0)
-		return NULL;
-	size = at;
-
-	seg = create_segment(size);
-	if (seg == NULL)
-		return NULL;
-	req = MemoryContextAllocZero(TopMemoryContext, sizeof(GsstRequest));
-	req->slot = -1;
-	req->seg = seg;
-	on_dsm_detach(seg, request_detach_callback, PointerGetDatum(req));
-
-	base = dsm_segment_address(seg);
-	hdr = (RequestHeader *) base;
-	memset(hdr, 0, offsetof(RequestHeader, parts));
-	hdr->magic = GSST_REQUEST_MAGIC;
-	hdr->nparts = nparts;
-	hdr->status = -1;
-	at = align16(offsetof(RequestHeader, parts) + sizeof(RequestPart) * batch->ncolumns);
-	nparts = 0;
-	for (int c = 0; c < batch->ncolumns; c++)
-	{
-		GsstBatchColumn *col = &batch->columns[c];
-		RequestPart *part;
-
-		if (col->table_id == 0 || col->nvalues == 0)
-			continue;
-		part = &hdr->parts[nparts++];
-		memset(part, 0, sizeof(RequestPart));
-		part->column = c;
-		part->nvalues = col->nvalues;
-		part->raw_bytes = col->len;
-		part->table_off = at;
-		part->table_len = col->table_len;
-		memcpy(base + at, col->table_bytes, col->table_len);
-		at = align16(at + col->table_len);
-		part->offsets_off = at;
-		memcpy(base + at, col->offsets, sizeof(uint64) * (col->nvalues + 1));
-		at = align16(at + sizeof(uint64) * (col->nvalues + 1));
-		part->data_off = at;
-		memcpy(base + at, col->data, col->len);
-		at = align16(at + col->len);
-		part->tile_off = at;
-		part->tile_cap = gsst_tile_bound(col->nvalues, col->len,
-										 GSST_DEFAULT_SPLIT_BYTES);
-		at = align16(at + part->tile_cap);
-	}
-
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	if (shared->worker_pid != 0 && shared->accepting)
-	{
-		for (int i = 0; i < GSST_WORKER_SLOTS; i++)
-		{
-			if (shared->slots[i].state == SLOT_FREE)
-			{
-				slotno = i;
-				break;
-			}
-		}
-	}
-	if (slotno >= 0)
-	{
-		RequestSlot *slot = &shared->slots[slotno];
-
-		slot->request_id = ++shared->next_request_id;
-		slot->handle = dsm_segment_handle(seg);
-		slot->backend_procno = my_procno();
-		slot->backend_pid = MyProcPid;
-		/* the worker checks the id before it trusts the segment */
-		hdr->request_id = slot->request_id;
-		pg_write_barrier();
-		slot->state = SLOT_SUBMITTED;
-		req->slot = slotno;
-		req->request_id = slot->request_id;
-	}
-	LWLockRelease(shared->lock);
-
-	if (slotno < 0)
-	{
-		dsm_detach(seg);		/* frees req */
-		return NULL;
-	}
-	req->submitted = GetCurrentTimestamp();
-	wake_worker();
-	return req;
-}
-
-/* Give the slot up (the answer is read, or we stop waiting). */
-static void
-give_up_slot(GsstRequest *req)
-{
-	RequestSlot *slot;
-
-	if (req->slot < 0)
-		return;
-	slot = &shared->slots[req->slot];
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	if (slot->request_id == req->request_id && slot->backend_pid == MyProcPid)
-	{
-		if (slot->state == SLOT_RUNNING)
-		{
-			slot->state = SLOT_ABANDONED;
-			shared->abandoned_batches++;
-		}
-		else if (slot->state != SLOT_FREE)
-			slot->state = SLOT_FREE;
-	}
-	LWLockRelease(shared->lock);
-	req->slot = -1;
-}
-
-/* Detach the request's segment; req is freed by the detach callback. */
-void
-gsst_request_release(GsstRequest *req)
-{
-	if (req == NULL)
-		return;
-	give_up_slot(req);
-	dsm_detach(req->seg);
-}
-
-/*
- * Wait for the worker's answer and turn its tiles into the batch's results.
- * Returns false when the batch must be encoded on the CPU instead (worker
- * failed, exited or timed out, or its tiles did not match).  Interrupts are
- * handled while waiting; an error leaves the slot to the detach callback.
- */
-bool
-gsst_request_wait(GsstRequest *req, GsstBatch *batch)
-{
-	RequestSlot *slot = &shared->slots[req->slot];
-	TimestampTz deadline = TimestampTzPlusMilliseconds(req->submitted,
-													   gsst_worker_timeout_ms);
-	SlotState	state;
-	bool		ok = false;
-
-	for (;;)
-	{
-		long		remaining;
-
-		LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-		if (slot->request_id != req->request_id || slot->backend_pid != MyProcPid)
-			state = SLOT_FAILED;	/* cannot happen; do not trust the slot */
-		else
-			state = slot->state;
-		if (state == SLOT_DONE || state == SLOT_FAILED)
-		{
-			if (slot->request_id == req->request_id)
-				slot->state = SLOT_FREE;
-			req->slot = -1;
-		}
-		LWLockRelease(shared->lock);
-		if (state == SLOT_DONE || state == SLOT_FAILED)
-			break;
-
-		remaining = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
-		if (remaining <= 0)
-		{
-			ereport(DEBUG1,
-					(errmsg("gsst worker did not answer within %d ms; encoding the batch in this backend",
-							gsst_worker_timeout_ms)));
-			give_up_slot(req);
-			gsst_worker_count_fallback();
-			return false;
-		}
-		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
-						 Min(remaining, 1000L), PG_WAIT_EXTENSION);
-		ResetLatch(MyLatch);
-		CHECK_FOR_INTERRUPTS();
-	}
-
-	if (state == SLOT_DONE)
-	{
-		RequestHeader *hdr = (RequestHeader *) dsm_segment_address(req->seg);
-		Size		seglen = dsm_segment_map_length(req->seg);
-
-		pg_read_barrier();
-		ok = hdr->magic == GSST_REQUEST_MAGIC && hdr->request_id == req->request_id &&
-			hdr->status == 0;
-		for (uint32 p = 0; ok && p < hdr->nparts; p++)
-		{
-			RequestPart *part = &hdr->parts[p];
-
-			ok = part->column >= 0 && part->column < batch->ncolumns &&
-				part->tile_len <= part->tile_cap &&
-				part->tile_off + part->tile_cap <= seglen &&
-				gsst_batch_results_from_tile(&batch->columns[part->column],
-											 (const uint8 *) hdr + part->tile_off,
-											 part->tile_len);
-		}
-		if (!ok)
-		{
-			ereport(WARNING,
-					(errmsg("gsst worker returned a batch that does not match the request; encoding it in this backend")));
-			LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-			shared->errors++;
-			LWLockRelease(shared->lock);
-		}
-	}
-	if (!ok)
-		gsst_worker_count_fallback();
-	return ok;
-}
-
 /* ---- the worker ---- */
 
 static gsst_encoder *cpu_encoder = NULL;
@@ -644,9 +189,9 @@ static int	helper_backoff_ms = HELPER_BACKOFF_MIN_MS;
 static void
 set_last_error(const char *msg)
 {
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	strlcpy(shared->last_error, msg, sizeof(shared->last_error));
-	LWLockRelease(shared->lock);
+	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
+	strlcpy(gsst_worker_shared->last_error, msg, sizeof(gsst_worker_shared->last_error));
+	LWLockRelease(gsst_worker_shared->lock);
 	ereport(WARNING,
 			(errmsg("gsst worker: %s; bulk paths encode on the CPU", msg)));
 }
@@ -661,11 +206,11 @@ set_cpu_reason(const char *reason)
 {
 	bool		tell;
 
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	tell = !shared->cpu_reason_told || strcmp(shared->cpu_reason, reason) != 0;
-	strlcpy(shared->cpu_reason, reason, sizeof(shared->cpu_reason));
-	shared->cpu_reason_told = true;
-	LWLockRelease(shared->lock);
+	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
+	tell = !gsst_worker_shared->cpu_reason_told || strcmp(gsst_worker_shared->cpu_reason, reason) != 0;
+	strlcpy(gsst_worker_shared->cpu_reason, reason, sizeof(gsst_worker_shared->cpu_reason));
+	gsst_worker_shared->cpu_reason_told = true;
+	LWLockRelease(gsst_worker_shared->lock);
 	if (tell)
 		ereport(LOG,
 				(errmsg("gsst: %s; bulk paths encode on the CPU", reason)));
@@ -684,19 +229,19 @@ library_path(void)
 static void
 update_accepting(void)
 {
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	shared->accepting = shared->gpu_ready || gsst_worker_cpu;
-	LWLockRelease(shared->lock);
+	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
+	gsst_worker_shared->accepting = gsst_worker_shared->gpu_ready || gsst_worker_cpu;
+	LWLockRelease(gsst_worker_shared->lock);
 }
 
 static void
 set_helper_gone(void)
 {
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	shared->gpu_ready = false;
-	shared->device[0] = '\0';
-	shared->helper_pid = 0;
-	LWLockRelease(shared->lock);
+	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
+	gsst_worker_shared->gpu_ready = false;
+	gsst_worker_shared->device[0] = '\0';
+	gsst_worker_shared->helper_pid = 0;
+	LWLockRelease(gsst_worker_shared->lock);
 }
 
 /*
@@ -707,10 +252,10 @@ static void
 helper_failed(const char *msg)
 {
 	set_helper_gone();
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	shared->helper_failures++;
-	shared->errors++;
-	LWLockRelease(shared->lock);
+	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
+	gsst_worker_shared->helper_failures++;
+	gsst_worker_shared->errors++;
+	LWLockRelease(gsst_worker_shared->lock);
 	set_last_error(psprintf("%s; a new helper starts in %d ms", msg, helper_backoff_ms));
 	helper_next_start = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), helper_backoff_ms);
 	helper_backoff_ms = Min(helper_backoff_ms * 2, HELPER_BACKOFF_MAX_MS);
@@ -741,9 +286,9 @@ helper_start(void)
 		return;
 	}
 	path = library_path();
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	strlcpy(shared->library, path, sizeof(shared->library));
-	LWLockRelease(shared->lock);
+	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
+	strlcpy(gsst_worker_shared->library, path, sizeof(gsst_worker_shared->library));
+	LWLockRelease(gsst_worker_shared->lock);
 	/* no library is the CPU-only installation, not a fault */
 	if (access(path, F_OK) != 0 && errno == ENOENT)
 	{
@@ -762,14 +307,14 @@ helper_start(void)
 				pfree(helper_library);
 			helper_library = MemoryContextStrdup(TopMemoryContext, path);
 			helper_device = gsst_gpu_device;
-			LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-			strlcpy(shared->device, msg, sizeof(shared->device));
-			shared->gpu_ready = true;
-			shared->helper_pid = gpu_helper_pid();
-			shared->helper_starts++;
-			shared->cpu_reason[0] = '\0';
-			shared->last_error[0] = '\0';
-			LWLockRelease(shared->lock);
+			LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
+			strlcpy(gsst_worker_shared->device, msg, sizeof(gsst_worker_shared->device));
+			gsst_worker_shared->gpu_ready = true;
+			gsst_worker_shared->helper_pid = gpu_helper_pid();
+			gsst_worker_shared->helper_starts++;
+			gsst_worker_shared->cpu_reason[0] = '\0';
+			gsst_worker_shared->last_error[0] = '\0';
+			LWLockRelease(gsst_worker_shared->lock);
 			ereport(LOG,
 					(errmsg("gsst worker: encoding on GPU %s, in helper process %d",
 							msg, (int) gpu_helper_pid())));
@@ -795,12 +340,12 @@ worker_exit_callback(int code, Datum arg)
 {
 	LWLockReleaseAll();
 	gpu_helper_kill();
-	if (shared == NULL)
+	if (gsst_worker_shared == NULL)
 		return;
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
 	for (int i = 0; i < GSST_WORKER_SLOTS; i++)
 	{
-		RequestSlot *slot = &shared->slots[i];
+		RequestSlot *slot = &gsst_worker_shared->slots[i];
 
 		if (slot->state == SLOT_SUBMITTED || slot->state == SLOT_RUNNING)
 		{
@@ -810,12 +355,12 @@ worker_exit_callback(int code, Datum arg)
 		else if (slot->state == SLOT_ABANDONED)
 			slot->state = SLOT_FREE;
 	}
-	shared->worker_pid = 0;
-	shared->worker_procno = -1;
-	shared->accepting = false;
-	shared->gpu_ready = false;
-	shared->helper_pid = 0;
-	LWLockRelease(shared->lock);
+	gsst_worker_shared->worker_pid = 0;
+	gsst_worker_shared->worker_procno = -1;
+	gsst_worker_shared->accepting = false;
+	gsst_worker_shared->gpu_ready = false;
+	gsst_worker_shared->helper_pid = 0;
+	LWLockRelease(gsst_worker_shared->lock);
 }
 
 /* The oldest submitted request, now RUNNING; false if there is none. */
@@ -824,23 +369,23 @@ take_request(int *slotno, dsm_handle *handle, uint64 *request_id)
 {
 	int			best = -1;
 
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
 	for (int i = 0; i < GSST_WORKER_SLOTS; i++)
 	{
-		RequestSlot *slot = &shared->slots[i];
+		RequestSlot *slot = &gsst_worker_shared->slots[i];
 
 		if (slot->state == SLOT_SUBMITTED &&
-			(best < 0 || slot->request_id < shared->slots[best].request_id))
+			(best < 0 || slot->request_id < gsst_worker_shared->slots[best].request_id))
 			best = i;
 	}
 	if (best >= 0)
 	{
-		shared->slots[best].state = SLOT_RUNNING;
+		gsst_worker_shared->slots[best].state = SLOT_RUNNING;
 		*slotno = best;
-		*handle = shared->slots[best].handle;
-		*request_id = shared->slots[best].request_id;
+		*handle = gsst_worker_shared->slots[best].handle;
+		*request_id = gsst_worker_shared->slots[best].request_id;
 	}
-	LWLockRelease(shared->lock);
+	LWLockRelease(gsst_worker_shared->lock);
 	return best >= 0;
 }
 
@@ -1003,7 +548,7 @@ serve_request(int slotno, dsm_handle handle, uint64 request_id)
 	bool		started_on_gpu = false;
 	uint64		bytes_in = 0;
 	uint64		bytes_out = 0;
-	RequestSlot *slot = &shared->slots[slotno];
+	RequestSlot *slot = &gsst_worker_shared->slots[slotno];
 	int			procno = -1;
 	bool		abandoned;
 
@@ -1018,7 +563,7 @@ serve_request(int slotno, dsm_handle handle, uint64 request_id)
 			strlcpy(err, "malformed request", sizeof(err));
 		else
 		{
-			on_gpu = started_on_gpu = shared->gpu_ready;
+			on_gpu = started_on_gpu = gsst_worker_shared->gpu_ready;
 			if (!on_gpu && gsst_worker_cpu)
 				test_delay();
 			ok = true;
@@ -1047,7 +592,7 @@ serve_request(int slotno, dsm_handle handle, uint64 request_id)
 		}
 	}
 
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
 	abandoned = slot->state == SLOT_ABANDONED;
 	if (slot->request_id == request_id)
 	{
@@ -1062,22 +607,22 @@ serve_request(int slotno, dsm_handle handle, uint64 request_id)
 	if (ok)
 	{
 		if (on_gpu)
-			shared->gpu_batches++;
+			gsst_worker_shared->gpu_batches++;
 		else
-			shared->cpu_batches++;
-		shared->bytes_in += bytes_in;
-		shared->bytes_out += bytes_out;
+			gsst_worker_shared->cpu_batches++;
+		gsst_worker_shared->bytes_in += bytes_in;
+		gsst_worker_shared->bytes_out += bytes_out;
 	}
 	else if (!declined)
 	{
-		shared->failed_batches++;
+		gsst_worker_shared->failed_batches++;
 		if (!abandoned)
 		{
-			shared->errors++;
-			strlcpy(shared->last_error, err, sizeof(shared->last_error));
+			gsst_worker_shared->errors++;
+			strlcpy(gsst_worker_shared->last_error, err, sizeof(gsst_worker_shared->last_error));
 		}
 	}
-	LWLockRelease(shared->lock);
+	LWLockRelease(gsst_worker_shared->lock);
 	/* a helper that answers has earned a quick restart next time */
 	if (ok && on_gpu)
 		helper_backoff_ms = HELPER_BACKOFF_MIN_MS;
@@ -1095,7 +640,7 @@ reload_settings(void)
 
 	ProcessConfigFile(PGC_SIGHUP);
 	path = library_path();
-	if (shared->gpu_ready &&
+	if (gsst_worker_shared->gpu_ready &&
 		(!gsst_gpu_enabled || helper_device != gsst_gpu_device ||
 		 helper_library == NULL || strcmp(helper_library, path) != 0))
 		helper_stop();
@@ -1113,27 +658,27 @@ gsst_worker_main(Datum main_arg)
 	pqsignal(SIGTERM, die);
 	BackgroundWorkerUnblockSignals();
 
-	if (shared == NULL)
+	if (gsst_worker_shared == NULL)
 		ereport(FATAL,
 				(errmsg("gsst worker started without its shared memory"),
 				 errhint("Load gsst through shared_preload_libraries.")));
 
 	before_shmem_exit(worker_exit_callback, (Datum) 0);
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	shared->worker_pid = MyProcPid;
-	shared->worker_procno = my_procno();
-	shared->starts++;
-	shared->started_at = GetCurrentTimestamp();
-	shared->gpu_ready = false;
-	shared->accepting = false;
-	shared->helper_pid = 0;
+	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
+	gsst_worker_shared->worker_pid = MyProcPid;
+	gsst_worker_shared->worker_procno = gsst_my_procno();
+	gsst_worker_shared->starts++;
+	gsst_worker_shared->started_at = GetCurrentTimestamp();
+	gsst_worker_shared->gpu_ready = false;
+	gsst_worker_shared->accepting = false;
+	gsst_worker_shared->helper_pid = 0;
 	/* slots a previous worker left behind: their backends were told */
 	for (int i = 0; i < GSST_WORKER_SLOTS; i++)
-		if (shared->slots[i].state == SLOT_RUNNING ||
-			shared->slots[i].state == SLOT_ABANDONED)
-			shared->slots[i].state = shared->slots[i].state == SLOT_RUNNING ?
+		if (gsst_worker_shared->slots[i].state == SLOT_RUNNING ||
+			gsst_worker_shared->slots[i].state == SLOT_ABANDONED)
+			gsst_worker_shared->slots[i].state = gsst_worker_shared->slots[i].state == SLOT_RUNNING ?
 				SLOT_FAILED : SLOT_FREE;
-	LWLockRelease(shared->lock);
+	LWLockRelease(gsst_worker_shared->lock);
 
 	request_cxt = AllocSetContextCreate(TopMemoryContext, "gsst worker request",
 										ALLOCSET_DEFAULT_SIZES);
@@ -1155,7 +700,7 @@ gsst_worker_main(Datum main_arg)
 			ConfigReloadPending = false;
 			reload_settings();
 		}
-		if (!shared->gpu_ready && !helper_blocked &&
+		if (!gsst_worker_shared->gpu_ready && !helper_blocked &&
 			GetCurrentTimestamp() >= helper_next_start)
 			helper_start();
 		update_accepting();
@@ -1221,15 +766,15 @@ gsst_worker_status(PG_FUNCTION_ARGS)
 	int			i = 0;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (shared == NULL)
+	if (gsst_worker_shared == NULL)
 		return (Datum) 0;		/* not preloaded: no worker */
 	/* version 1.0 of the SQL objects had no reason and no helper columns */
 	with_reason = rsinfo->setDesc->natts >= 17;
 	with_helper = rsinfo->setDesc->natts >= 20;
 
-	LWLockAcquire(shared->lock, LW_SHARED);
-	memcpy(&snap, shared, sizeof(snap));
-	LWLockRelease(shared->lock);
+	LWLockAcquire(gsst_worker_shared->lock, LW_SHARED);
+	memcpy(&snap, gsst_worker_shared, sizeof(snap));
+	LWLockRelease(gsst_worker_shared->lock);
 	for (int s = 0; s < GSST_WORKER_SLOTS; s++)
 		if (snap.slots[s].state != SLOT_FREE)
 			in_flight++;

@@ -88,6 +88,15 @@ cmp_ok(status('gpu_batches'), '>=', 6, 'its batches were encoded by the helper')
 is(gsst_table_md5($node, 'l0'), $md5, 'rows are intact');
 is(gsst_mismatches($node, 'l0'), '0', 'stored bytes equal per-row encoding');
 
+# compress_table says where its time went
+my ($stdout, $stderr);
+$node->psql('postgres', "SELECT gsst.compress_table('l0', retrain => true)",
+	stdout => \$stdout, stderr => \$stderr);
+like($stderr,
+	qr/DETAIL:  \d+ batches encoded by the gsst worker, 0 in this backend, in \d+\.\d{3} s: scan \d+\.\d{3} s, hand-off \d+\.\d{3} s, wait for the worker \d+\.\d{3} s, encode here \d+\.\d{3} s, form tuples \d+\.\d{3} s, write \d+\.\d{3} s, swap and reindex \d+\.\d{3} s\./,
+	'compress_table reports the time of each stage');
+is(gsst_mismatches($node, 'l0'), '0', 'stored bytes equal per-row encoding after a retrain');
+
 #
 # 1. kill -9 of the helper while it holds a batch.
 #

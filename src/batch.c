@@ -1,0 +1,325 @@
+/*
+ * batch.c - batches of values of gsst columns, encoded in one request to
+ * the gsst worker or, when the worker cannot take them, in this backend.
+ * See batch.h.
+ */
+#include "batch.h"
+
+#include "access/detoast.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "request.h"
+
+/*
+ * A column's current table, copied so no cache flush can pull it away;
+ * none when the role may not encode with the family (as gsst_encode_bytes).
+ */
+void
+gsst_column_resolve(GsstColumn *gc, MemoryContext cxt)
+{
+	uint32		table_id = 0;
+	const gsst_encoder *enc = NULL;
+
+	if (gsst_family_may(gc->family, GSST_RIGHT_ENCODE))
+		enc = gsst_family_encoder(gc->family, &table_id);
+
+	gc->table_id = 0;
+	gc->encoder = NULL;
+	if (enc != NULL)
+	{
+		gc->encoder = MemoryContextAlloc(cxt, sizeof(gsst_encoder));
+		memcpy(gc->encoder, enc, sizeof(gsst_encoder));
+		gc->table_id = table_id;
+	}
+}
+
+/*
+ * Is this stored value already encoded with table_id?  Then a bulk path
+ * keeps it as it is.
+ */
+bool
+gsst_value_encoded_with(Datum d, uint32 table_id)
+{
+	struct varlena *attr = (struct varlena *) DatumGetPointer(d);
+	struct varlena *head = attr;
+	uint32		id = 0;
+	bool		result;
+
+	if (VARATT_IS_EXTENDED(attr))
+		head = detoast_attr_slice(attr, 0, GSST_DATUM_MAX_HEADER);
+	result = !gsst_value_is_raw(head) &&
+		gsst_datum_header_parse((const uint8 *) VARDATA_ANY(head),
+								VARSIZE_ANY_EXHDR(head), &id) > 0 &&
+		id == table_id;
+	if (head != attr)
+		pfree(head);
+	return result;
+}
+
+GsstBatch *
+gsst_batch_create(MemoryContext parent, int ncolumns)
+{
+	MemoryContext cxt = AllocSetContextCreate(parent, "gsst batch",
+											  ALLOCSET_DEFAULT_SIZES);
+	GsstBatch  *batch = MemoryContextAllocZero(cxt, sizeof(GsstBatch));
+
+	batch->cxt = cxt;
+	batch->ncolumns = ncolumns;
+	batch->columns = MemoryContextAllocZero(cxt, sizeof(GsstBatchColumn) * Max(ncolumns, 1));
+	return batch;
+}
+
+/*
+ * Set the table a column is encoded with (table_id 0: none, values stay
+ * raw).  The encoder must stay valid as long as the batch.
+ */
+void
+gsst_batch_set_table(GsstBatchColumn *col, int32 family, uint32 table_id,
+					 const gsst_encoder *encoder, MemoryContext cxt)
+{
+	col->family = family;
+	col->table_id = encoder ? table_id : 0;
+	col->encoder = encoder;
+	col->capacity = 1024;
+	col->offsets = MemoryContextAlloc(cxt, sizeof(uint64) * (col->capacity + 1));
+	col->offsets[0] = 0;
+	col->data_cap = 64 * 1024;
+	col->data = MemoryContextAllocHuge(cxt, col->data_cap);
+	col->len = 0;
+	col->nvalues = 0;
+	if (encoder)
+	{
+		int			n;
+
+		col->table_bytes = MemoryContextAlloc(cxt, GSST_TABLE_MAX_BYTES);
+		n = gsst_table_serialize(&encoder->table, col->table_bytes, GSST_TABLE_MAX_BYTES);
+		if (n < 0)
+			elog(ERROR, "could not serialize gsst table %u: %s", table_id, gsst_strerror(n));
+		col->table_len = n;
+	}
+}
+
+/* Append a value; returns its index in the column. */
+int
+gsst_batch_add(GsstBatchColumn *col, const char *data, Size len)
+{
+	if (col->nvalues == col->capacity)
+	{
+		col->capacity *= 2;
+		col->offsets = repalloc_huge(col->offsets, sizeof(uint64) * (col->capacity + 1));
+	}
+	if (col->len + len > col->data_cap)
+	{
+		Size		cap = col->data_cap;
+
+		while (cap < col->len + len)
+			cap *= 2;
+		col->data = repalloc_huge(col->data, cap);
+		col->data_cap = cap;
+	}
+	memcpy(col->data + col->len, data, len);
+	col->len += len;
+	col->nvalues++;
+	col->offsets[col->nvalues] = col->len;
+	return col->nvalues - 1;
+}
+
+Size
+gsst_batch_raw_bytes(const GsstBatch *batch)
+{
+	Size		n = 0;
+
+	for (int c = 0; c < batch->ncolumns; c++)
+		n += batch->columns[c].len;
+	return n;
+}
+
+/*
+ * Turn the worker's tile for a column into one datum per value, by the
+ * rule gsst_datum_encode follows.  Returns false, with no results, when the
+ * tile does not belong to the column's values and table.
+ */
+static bool
+results_from_tile(GsstBatchColumn *col, const uint8 *tile, size_t tile_len)
+{
+	gsst_tile	t;
+	uint8		header[GSST_DATUM_MAX_HEADER];
+	size_t		hlen = gsst_datum_header_write(col->table_id, header);
+	uint8		table_bytes[GSST_TABLE_MAX_BYTES];
+	int			table_len;
+	char	   *arena;
+	Size		arena_at = 0;
+
+	if (gsst_tile_open(&t, tile, tile_len) != GSST_OK ||
+		t.nvalues != (uint64) col->nvalues || t.raw_bytes != (uint64) col->len)
+		return false;
+	table_len = gsst_table_serialize(&t.table, table_bytes, sizeof(table_bytes));
+	if (table_len != col->table_len || memcmp(table_bytes, col->table_bytes, table_len) != 0)
+		return false;
+	for (int i = 0; i <= col->nvalues; i++)
+		if (gsst_tile_raw_offset(&t, i) != col->offsets[i])
+			return false;
+
+	/* datums are never longer than their text plus the varlena header */
+	arena = MemoryContextAllocHuge(CurrentMemoryContext,
+								   (Size) col->nvalues * (VARHDRSZ + MAXIMUM_ALIGNOF) + col->len);
+	for (int i = 0; i < col->nvalues; i++)
+	{
+		uint64		c0 = gsst_tile_comp_offset(&t, i);
+		uint64		clen = gsst_tile_comp_offset(&t, i + 1) - c0;
+		uint64		rlen = col->offsets[i + 1] - col->offsets[i];
+		struct varlena *v = (struct varlena *) (arena + arena_at);
+
+		if (gsst_codes_are_shorter(hlen, clen, rlen))
+		{
+			memcpy(VARDATA(v), header, hlen);
+			memcpy(VARDATA(v) + hlen, t.codes + c0, clen);
+			SET_VARSIZE(v, VARHDRSZ + hlen + clen);
+		}
+		else
+		{
+			memcpy(VARDATA(v), col->data + col->offsets[i], rlen);
+			SET_VARSIZE(v, VARHDRSZ + rlen);
+		}
+		col->results[i] = v;
+		arena_at += MAXALIGN(VARSIZE(v));
+	}
+	return true;
+}
+
+/* Hand the batch to the worker if it can take it (never waits). */
+void
+gsst_batch_submit(GsstBatch *batch)
+{
+	GsstRequestPart *parts;
+	int			nparts = 0;
+	instr_time	start;
+	instr_time	end;
+
+	Assert(batch->request == NULL && !batch->finished);
+	INSTR_TIME_SET_CURRENT(start);
+	parts = palloc(sizeof(GsstRequestPart) * Max(batch->ncolumns, 1));
+	batch->request_column = MemoryContextAlloc(batch->cxt, sizeof(int) * Max(batch->ncolumns, 1));
+	/* columns without a table, or without values, need no worker */
+	for (int c = 0; c < batch->ncolumns; c++)
+	{
+		GsstBatchColumn *col = &batch->columns[c];
+
+		if (col->table_id == 0 || col->nvalues == 0)
+			continue;
+		parts[nparts].table = col->table_bytes;
+		parts[nparts].table_len = col->table_len;
+		parts[nparts].data = col->data;
+		parts[nparts].len = col->len;
+		parts[nparts].offsets = col->offsets;
+		parts[nparts].nvalues = col->nvalues;
+		batch->request_column[nparts] = c;
+		nparts++;
+	}
+	batch->nparts = nparts;
+	batch->request = gsst_request_submit(parts, nparts);
+	pfree(parts);
+	INSTR_TIME_SET_CURRENT(end);
+	INSTR_TIME_ACCUM_DIFF(batch->times.handoff, end, start);
+}
+
+/*
+ * Take the worker's tiles; false when the batch must be encoded here
+ * instead (the worker did not answer, or its tiles do not match).
+ */
+static bool
+results_from_worker(GsstBatch *batch)
+{
+	GsstRequest *req = batch->request;
+	bool		ok;
+	instr_time	start;
+	instr_time	answered;
+	instr_time	end;
+
+	INSTR_TIME_SET_CURRENT(start);
+	ok = gsst_request_wait(req);
+	INSTR_TIME_SET_CURRENT(answered);
+	INSTR_TIME_ACCUM_DIFF(batch->times.wait, answered, start);
+	if (ok)
+	{
+		for (int p = 0; ok && p < batch->nparts; p++)
+		{
+			Size		tile_len = 0;
+			const uint8 *tile = gsst_request_tile(req, p, &tile_len);
+
+			ok = tile != NULL &&
+				results_from_tile(&batch->columns[batch->request_column[p]], tile, tile_len);
+		}
+		if (!ok)
+		{
+			ereport(WARNING,
+					(errmsg("gsst worker returned a batch that does not match the request; encoding it in this backend")));
+			gsst_request_count_fallback(true);
+		}
+	}
+	gsst_request_release(req);
+	batch->request = NULL;
+	INSTR_TIME_SET_CURRENT(end);
+	INSTR_TIME_ACCUM_DIFF(batch->times.handoff, end, answered);
+	return ok;
+}
+
+/*
+ * Fill every column's results: from the worker's answer, or encoded here
+ * when the worker did not take the batch or could not answer it.
+ */
+void
+gsst_batch_finish(GsstBatch *batch)
+{
+	MemoryContext old = MemoryContextSwitchTo(batch->cxt);
+	instr_time	start;
+	instr_time	end;
+
+	for (int c = 0; c < batch->ncolumns; c++)
+	{
+		GsstBatchColumn *col = &batch->columns[c];
+
+		col->results = MemoryContextAllocHuge(batch->cxt,
+											  sizeof(struct varlena *) * Max(col->nvalues, 1));
+	}
+	batch->used_worker = batch->request != NULL && results_from_worker(batch);
+
+	INSTR_TIME_SET_CURRENT(start);
+	for (int c = 0; c < batch->ncolumns; c++)
+	{
+		GsstBatchColumn *col = &batch->columns[c];
+
+		/* columns without a table never went to the worker */
+		if (batch->used_worker && col->table_id != 0)
+			continue;
+		for (int i = 0; i < col->nvalues; i++)
+		{
+			col->results[i] = gsst_datum_encode(col->encoder, col->table_id,
+												col->data + col->offsets[i],
+												col->offsets[i + 1] - col->offsets[i]);
+			if ((i & 1023) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+	}
+	INSTR_TIME_SET_CURRENT(end);
+	INSTR_TIME_ACCUM_DIFF(batch->times.encode, end, start);
+	batch->finished = true;
+	MemoryContextSwitchTo(old);
+}
+
+void
+gsst_batch_free(GsstBatch *batch)
+{
+	if (batch->request != NULL)
+		gsst_request_release(batch->request);
+	MemoryContextDelete(batch->cxt);
+}
+
+void
+gsst_batch_times_add(GsstBatchTimes *sum, const GsstBatchTimes *add)
+{
+	INSTR_TIME_ADD(sum->handoff, add->handoff);
+	INSTR_TIME_ADD(sum->wait, add->wait);
+	INSTR_TIME_ADD(sum->encode, add->encode);
+}
