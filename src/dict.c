@@ -99,25 +99,13 @@ static DictEntry *last_family_entry = NULL;
 static void
 create_family_hash(void)
 {
-	HASHCTL		ctl;
-
-	ctl.keysize = sizeof(int32);
-	ctl.entrysize = sizeof(FamilyEntry);
-	ctl.hcxt = cache_cxt;
-	family_hash = hash_create("gsst families", 64, &ctl,
-							  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	family_hash = gsst_id_hash_create("gsst families", 64, sizeof(FamilyEntry), cache_cxt);
 }
 
 static void
 create_dict_hash(void)
 {
-	HASHCTL		ctl;
-
-	ctl.keysize = sizeof(uint32);
-	ctl.entrysize = sizeof(DictEntry);
-	ctl.hcxt = cache_cxt;
-	dict_hash = hash_create("gsst dictionaries", 64, &ctl,
-							HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	dict_hash = gsst_id_hash_create("gsst dictionaries", 64, sizeof(DictEntry), cache_cxt);
 	created_count = 0;
 }
 

@@ -192,8 +192,6 @@ add_to_map(const GsstColumnRef *col, void *arg)
 static void
 build_family_map(void)
 {
-	HASHCTL		ctl;
-
 	if (family_cxt == NULL)
 	{
 		family_cxt = AllocSetContextCreate(CacheMemoryContext, "gsst families",
@@ -206,11 +204,7 @@ build_family_map(void)
 	family_map = NULL;
 	last_family = NULL;
 
-	ctl.keysize = sizeof(int32);
-	ctl.entrysize = sizeof(FamilyEntry);
-	ctl.hcxt = family_cxt;
-	family_map = hash_create("gsst families", 64, &ctl,
-							 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	family_map = gsst_id_hash_create("gsst families", 64, sizeof(FamilyEntry), family_cxt);
 	/* valid from here: an invalidation during the scan makes it stale again */
 	family_map_valid = true;
 	gsst_foreach_family_column(add_to_map, NULL);
@@ -396,13 +390,7 @@ gsst_family_note_remap(int32 declared, int32 assigned)
 
 	if (remap_map == NULL)
 	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(int32);
-		ctl.entrysize = sizeof(RemapEntry);
-		ctl.hcxt = TopMemoryContext;
-		remap_map = hash_create("gsst family remaps", 16, &ctl,
-								HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		remap_map = gsst_id_hash_create("gsst family remaps", 16, sizeof(RemapEntry), TopMemoryContext);
 	}
 	e = hash_search(remap_map, &assigned, HASH_ENTER, NULL);
 	e->declared = declared;

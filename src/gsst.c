@@ -1,5 +1,6 @@
 /*
- * gsst.c - module entry point: GUCs, callbacks, the DDL hook.
+ * gsst.c - module entry point: GUCs, callbacks, the DDL hook; and the
+ * hash tables keyed by family or dictionary id that the module keeps.
  */
 #include "gsst.h"
 
@@ -21,4 +22,17 @@ _PG_init(void)
 
 	gsst_dict_init();
 	gsst_ddl_init();
+}
+
+/* A hash table keyed by a family or dictionary id, in cxt. */
+HTAB *
+gsst_id_hash_create(const char *name, long nelem, Size entrysize, MemoryContext cxt)
+{
+	HASHCTL		ctl;
+
+	StaticAssertStmt(sizeof(int32) == sizeof(uint32), "ids are 4 bytes");
+	ctl.keysize = sizeof(int32);
+	ctl.entrysize = entrysize;
+	ctl.hcxt = cxt;
+	return hash_create(name, nelem, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 }

@@ -19,6 +19,7 @@
 #include "lib/stringinfo.h"
 #include "nodes/pg_list.h"
 #include "storage/lockdefs.h"
+#include "utils/hsearch.h"
 #include "utils/relcache.h"
 
 #include "codec/gsst_codec.h"
@@ -80,6 +81,10 @@ typedef struct GsstBuffer
 
 /* catalog.c */
 extern const GsstCatalog *gsst_catalog(bool missing_ok);
+
+/* gsst.c */
+extern HTAB *gsst_id_hash_create(const char *name, long nelem, Size entrysize,
+								 MemoryContext cxt);
 
 /* dict.c: the dictionaries table and its cache */
 extern void gsst_dict_init(void);

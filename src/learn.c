@@ -189,13 +189,7 @@ give_up(int32 family)
 {
 	if (given_up == NULL)
 	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(int32);
-		ctl.entrysize = sizeof(int32);
-		ctl.hcxt = TopMemoryContext;
-		given_up = hash_create("gsst families not learning", 16, &ctl,
-							   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		given_up = gsst_id_hash_create("gsst families not learning", 16, sizeof(int32), TopMemoryContext);
 	}
 	(void) hash_search(given_up, &family, HASH_ENTER, NULL);
 }
@@ -335,13 +329,7 @@ gsst_learn_observe(int32 family, const char *data, Size len, bool may_write_here
 
 	if (sample_hash == NULL)
 	{
-		HASHCTL		ctl;
-
-		ctl.keysize = sizeof(int32);
-		ctl.entrysize = sizeof(SampleEntry);
-		ctl.hcxt = TopMemoryContext;
-		sample_hash = hash_create("gsst samples", 16, &ctl,
-								  HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+		sample_hash = gsst_id_hash_create("gsst samples", 16, sizeof(SampleEntry), TopMemoryContext);
 	}
 	se = hash_search(sample_hash, &family, HASH_ENTER, &found);
 	if (!found)
