@@ -49,6 +49,7 @@
 #include "gsst_gpu_plan.h"
 
 #define GG_EXPORT extern "C" __attribute__((visibility("default")))
+#include "gsst_gpu_common.h"
 
 #ifndef ENCODE_THREADS
 #define ENCODE_THREADS 128
@@ -1881,58 +1882,6 @@ check_ctx(gsst_gpu *ctx)
 	return GSST_GPU_OK;
 }
 
-GG_EXPORT int
-gsst_gpu_abi_version(void)
-{
-	return GSST_GPU_ABI_VERSION;
-}
-
-GG_EXPORT size_t
-gsst_gpu_config_size(void)
-{
-	return sizeof(gsst_gpu_config);
-}
-
-GG_EXPORT void
-gsst_gpu_config_default(gsst_gpu_config *config)
-{
-	if (config == NULL)
-		return;
-	memset(config, 0, sizeof(*config));
-	config->device = -1;
-	config->split_bytes = GSST_GPU_DEFAULT_SPLIT_BYTES;
-	config->unit_bytes = GSST_GPU_DEFAULT_UNIT_BYTES;
-	config->sample_bytes = GSST_GPU_DEFAULT_SAMPLE_BYTES;
-}
-
-GG_EXPORT const char *
-gsst_gpu_strerror(int status)
-{
-	switch (status)
-	{
-		case GSST_GPU_OK:
-			return "ok";
-		case GSST_GPU_ERR_NO_DEVICE:
-			return "no usable GPU";
-		case GSST_GPU_ERR_ARG:
-			return "invalid argument";
-		case GSST_GPU_ERR_NOMEM:
-			return "out of device or pinned memory";
-		case GSST_GPU_ERR_LIMIT:
-			return "batch exceeds the configured limits";
-		case GSST_GPU_ERR_SPACE:
-			return "output buffer too small";
-		case GSST_GPU_ERR_CORRUPT:
-			return "tile is corrupt";
-		case GSST_GPU_ERR_CODEC:
-			return "symbol table training or loading failed";
-		case GSST_GPU_ERR_CUDA:
-			return "CUDA failure";
-		case GSST_GPU_ERR_BROKEN:
-			return "context broken by an earlier CUDA failure";
-	}
-	return "unknown status";
-}
 
 GG_EXPORT const char *
 gsst_gpu_init_error(void)

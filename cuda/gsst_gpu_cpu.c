@@ -16,6 +16,7 @@
 #include "gsst_gpu.h"
 
 #define GG_EXPORT __attribute__((visibility("default")))
+#include "gsst_gpu_common.h"
 
 struct gsst_gpu
 {
@@ -32,28 +33,6 @@ fail(gsst_gpu *ctx, int status, const char *what)
 {
 	snprintf(ctx->last_error, sizeof(ctx->last_error), "%s", what);
 	return status;
-}
-
-GG_EXPORT int
-gsst_gpu_abi_version(void)
-{
-	return GSST_GPU_ABI_VERSION;
-}
-
-GG_EXPORT size_t
-gsst_gpu_config_size(void)
-{
-	return sizeof(gsst_gpu_config);
-}
-
-GG_EXPORT void
-gsst_gpu_config_default(gsst_gpu_config *config)
-{
-	memset(config, 0, sizeof(*config));
-	config->device = -1;
-	config->split_bytes = GSST_GPU_DEFAULT_SPLIT_BYTES;
-	config->unit_bytes = GSST_GPU_DEFAULT_UNIT_BYTES;
-	config->sample_bytes = GSST_GPU_DEFAULT_SAMPLE_BYTES;
 }
 
 GG_EXPORT int
@@ -95,35 +74,6 @@ GG_EXPORT const char *
 gsst_gpu_last_error(const gsst_gpu *ctx)
 {
 	return ctx != NULL ? ctx->last_error : "";
-}
-
-GG_EXPORT const char *
-gsst_gpu_strerror(int status)
-{
-	switch (status)
-	{
-		case GSST_GPU_OK:
-			return "ok";
-		case GSST_GPU_ERR_NO_DEVICE:
-			return "no device";
-		case GSST_GPU_ERR_ARG:
-			return "invalid argument";
-		case GSST_GPU_ERR_NOMEM:
-			return "out of memory";
-		case GSST_GPU_ERR_LIMIT:
-			return "batch exceeds the configured limits";
-		case GSST_GPU_ERR_SPACE:
-			return "output buffer too small";
-		case GSST_GPU_ERR_CORRUPT:
-			return "tile failed validation";
-		case GSST_GPU_ERR_CODEC:
-			return "table training or loading failed";
-		case GSST_GPU_ERR_CUDA:
-			return "CUDA failure";
-		case GSST_GPU_ERR_BROKEN:
-			return "context broken by an earlier failure";
-	}
-	return gsst_strerror(status);
 }
 
 GG_EXPORT int
