@@ -70,3 +70,13 @@ CREATE FUNCTION gsst.load(target regclass, source_query text, batch_rows integer
     AS 'MODULE_PATHNAME', 'gsst_load' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION gsst.load(regclass, text, integer, name[]) IS
     'insert the rows of a query into a table (into the columns named, or by position into those that take a value) in batches, encoding its gsst columns batch by batch (on the GPU worker when there is one); returns the number of rows inserted';
+
+-- compress_table takes a degree of parallelism.  The signature changes:
+-- drop, create.
+DROP FUNCTION gsst.compress_table(regclass, name, boolean);
+CREATE FUNCTION gsst.compress_table(rel regclass, column_name name DEFAULT NULL,
+                                    retrain boolean DEFAULT false, workers integer DEFAULT NULL)
+    RETURNS bigint
+    AS 'MODULE_PATHNAME', 'gsst_compress_table' LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION gsst.compress_table(regclass, name, boolean, integer) IS
+    're-encode every value of the gsst columns with their current dictionary (retrain: learn a new one first), rewriting the table as VACUUM FULL does, with up to workers parallel workers (default max_parallel_maintenance_workers); returns the number of values encoded';

@@ -410,11 +410,11 @@ COMMENT ON VIEW gsst.worker_status IS
 GRANT SELECT ON gsst.worker_status TO PUBLIC;
 
 CREATE FUNCTION gsst.compress_table(rel regclass, column_name name DEFAULT NULL,
-                                    retrain boolean DEFAULT false)
+                                    retrain boolean DEFAULT false, workers integer DEFAULT NULL)
     RETURNS bigint
     AS 'MODULE_PATHNAME', 'gsst_compress_table' LANGUAGE C VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION gsst.compress_table(regclass, name, boolean) IS
-    're-encode every value of the gsst columns with their current dictionary (retrain: learn a new one first), rewriting the table as VACUUM FULL does; returns the number of values encoded';
+COMMENT ON FUNCTION gsst.compress_table(regclass, name, boolean, integer) IS
+    're-encode every value of the gsst columns with their current dictionary (retrain: learn a new one first), rewriting the table as VACUUM FULL does, with up to workers parallel workers (default max_parallel_maintenance_workers); returns the number of values encoded';
 
 CREATE FUNCTION gsst.load_rows(bigint) RETURNS SETOF record
     AS 'MODULE_PATHNAME', 'gsst_load_rows' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;

@@ -10,7 +10,7 @@
  * after.  Progress shows in pg_stat_progress_cluster; the closing NOTICE
  * says where the time went.
  */
-#include "batch.h"
+#include "compress_parallel.h"
 
 #include "access/detoast.h"
 #include "access/heapam.h"
@@ -40,6 +40,7 @@
 #include "miscadmin.h"
 #include "parser/parse_coerce.h"
 #include "pgstat.h"
+#include "postmaster/bgworker_internals.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
 #include "storage/predicate.h"
@@ -61,324 +62,125 @@
 /* Seconds between progress NOTICEs of a long compress_table. */
 #define GSST_PROGRESS_SECONDS	10
 
-/* One tuple of a rewrite batch. */
-typedef struct RewriteEntry
-{
-	HeapTuple	tuple;			/* copy of the old tuple */
-	bool		dead;
-	int32		first_value;	/* index into value_index, -1 when dead */
-} RewriteEntry;
-
-typedef struct RewriteBatch
-{
-	GsstBatch  *encode;
-	RewriteEntry *entries;
-	int			nentries;
-	int			capacity;
-	int32	   *value_index;	/* per live tuple and column: value, or -1 */
-	int			nlive;
-	Size		tuple_bytes;
-} RewriteBatch;
-
-typedef struct RewriteScan
+/* The writer: this backend, which alone writes the new heap. */
+typedef struct RewriteWriter
 {
 	Relation	old_heap;
-	Relation	new_heap;
 	RewriteState rw;
-	TableScanDesc scan;
-	TupleTableSlot *slot;
-	TransactionId oldest_xmin;
-	int			ncolumns;
-	GsstColumn *columns;
-	AttrNumber *attnums;		/* of the columns in this relation */
-	Datum	   *values;
-	bool	   *isnull;
-	bool		scan_done;
-	/* counts */
+	BlockNumber nblocks;
+	BlockNumber blocks_done;	/* blocks whose tuples were all written */
 	double		tuples_written;
 	double		tuples_vacuumed;
-	double		tuples_recently_dead;
-	int64		values_encoded;
-	int64		values_kept;
-	int64		raw_bytes;
-	int64		batches_on_worker;
-	int64		batches_here;
-	BlockNumber prev_block;
+	double		recently_dead_adjust;
 	TimestampTz last_notice;
-	/* where the time went */
-	instr_time	scan_time;		/* reading, visibility, gathering values */
-	instr_time	form_time;		/* new tuples from old ones and results */
-	instr_time	write_time;		/* into the new heap (rewriteheap.c) */
-	GsstBatchTimes batch_times; /* handing off, waiting, encoding here */
-} RewriteScan;
-
-static void
-report_scan_progress(RewriteScan *rs)
-{
-	HeapScanDesc hscan = (HeapScanDesc) rs->scan;
-	TimestampTz now;
-
-	if (hscan->rs_nblocks == 0 || hscan->rs_cblock == InvalidBlockNumber ||
-		hscan->rs_cblock == rs->prev_block)
-		return;
-	rs->prev_block = hscan->rs_cblock;
-	pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
-								 (hscan->rs_cblock + hscan->rs_nblocks -
-								  hscan->rs_startblock) % hscan->rs_nblocks + 1);
-	now = GetCurrentTimestamp();
-	if (TimestampDifferenceExceeds(rs->last_notice, now, GSST_PROGRESS_SECONDS * 1000))
-	{
-		rs->last_notice = now;
-		ereport(NOTICE,
-				(errmsg("gsst.compress_table: \"%s\": %u of %u blocks scanned, %lld values (%lld MB) encoded so far",
-						RelationGetRelationName(rs->old_heap),
-						(hscan->rs_cblock + hscan->rs_nblocks - hscan->rs_startblock) % hscan->rs_nblocks + 1,
-						hscan->rs_nblocks, (long long) rs->values_encoded,
-						(long long) (rs->raw_bytes >> 20))));
-	}
-}
+} RewriteWriter;
 
 /*
- * Read tuples into a new batch until it holds gsst.batch_bytes of text to
- * encode (or the scan ends).  Visibility is judged as VACUUM FULL does.
- */
-static RewriteBatch *
-fill_rewrite_batch(RewriteScan *rs, MemoryContext parent)
-{
-	GsstBatch  *encode = gsst_batch_create(parent, rs->ncolumns);
-	RewriteBatch *batch = MemoryContextAllocZero(encode->cxt, sizeof(RewriteBatch));
-	MemoryContext old = MemoryContextSwitchTo(encode->cxt);
-	TupleDesc	desc = RelationGetDescr(rs->old_heap);
-	BufferHeapTupleTableSlot *hslot = (BufferHeapTupleTableSlot *) rs->slot;
-	GsstBuffer	decoded = GSST_BUFFER_INIT;
-	int			value_cap = 1024;
-
-	batch->encode = encode;
-	batch->capacity = 1024;
-	batch->entries = palloc(sizeof(RewriteEntry) * batch->capacity);
-	batch->value_index = palloc(sizeof(int32) * value_cap * Max(rs->ncolumns, 1));
-	for (int c = 0; c < rs->ncolumns; c++)
-		gsst_batch_set_table(&encode->columns[c], rs->columns[c].family,
-							 rs->columns[c].table_id, rs->columns[c].encoder, encode->cxt);
-	decoded.cxt = encode->cxt;
-
-	while (!rs->scan_done &&
-		   gsst_batch_raw_bytes(encode) < (Size) gsst_batch_bytes &&
-		   batch->tuple_bytes < 4 * (Size) gsst_batch_bytes &&
-		   batch->nentries < GSST_BATCH_MAX_ROWS)
-	{
-		HeapTuple	tuple;
-		Buffer		buf;
-		bool		isdead;
-		RewriteEntry *e;
-
-		CHECK_FOR_INTERRUPTS();
-		if (!table_scan_getnextslot(rs->scan, ForwardScanDirection, rs->slot))
-		{
-			rs->scan_done = true;
-			pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
-										 ((HeapScanDesc) rs->scan)->rs_nblocks);
-			break;
-		}
-		report_scan_progress(rs);
-
-		tuple = ExecFetchSlotHeapTuple(rs->slot, false, NULL);
-		buf = hslot->buffer;
-		LockBuffer(buf, BUFFER_LOCK_SHARE);
-		switch (HeapTupleSatisfiesVacuum(tuple, rs->oldest_xmin, buf))
-		{
-			case HEAPTUPLE_DEAD:
-				isdead = true;
-				break;
-			case HEAPTUPLE_RECENTLY_DEAD:
-				rs->tuples_recently_dead += 1;
-				isdead = false;
-				break;
-			case HEAPTUPLE_LIVE:
-				isdead = false;
-				break;
-			case HEAPTUPLE_INSERT_IN_PROGRESS:
-				/* with AccessExclusiveLock, only our own transaction's */
-				if (!TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tuple->t_data)))
-					elog(WARNING, "concurrent insert in progress within table \"%s\"",
-						 RelationGetRelationName(rs->old_heap));
-				isdead = false;
-				break;
-			case HEAPTUPLE_DELETE_IN_PROGRESS:
-				if (!TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetUpdateXid(tuple->t_data)))
-					elog(WARNING, "concurrent delete in progress within table \"%s\"",
-						 RelationGetRelationName(rs->old_heap));
-				rs->tuples_recently_dead += 1;
-				isdead = false;
-				break;
-			default:
-				elog(ERROR, "unexpected HeapTupleSatisfiesVacuum result");
-				isdead = false;
-				break;
-		}
-		LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-
-		if (batch->nentries == batch->capacity)
-		{
-			batch->capacity *= 2;
-			batch->entries = repalloc_huge(batch->entries, sizeof(RewriteEntry) * batch->capacity);
-		}
-		e = &batch->entries[batch->nentries++];
-		e->tuple = heap_copytuple(tuple);
-		e->dead = isdead;
-		e->first_value = -1;
-		batch->tuple_bytes += tuple->t_len;
-		if (isdead)
-			continue;
-
-		if (batch->nlive == value_cap)
-		{
-			value_cap *= 2;
-			batch->value_index = repalloc_huge(batch->value_index,
-											   sizeof(int32) * value_cap * Max(rs->ncolumns, 1));
-		}
-		e->first_value = batch->nlive * rs->ncolumns;
-		batch->nlive++;
-		for (int c = 0; c < rs->ncolumns; c++)
-		{
-			GsstBatchColumn *col = &encode->columns[c];
-			bool		null;
-			Datum		d = heap_getattr(e->tuple, rs->attnums[c], desc, &null);
-			int32		vi = -1;
-
-			if (!null && !(col->table_id != 0 && gsst_value_encoded_with(d, col->table_id)))
-			{
-				struct varlena *value = (struct varlena *) PG_DETOAST_DATUM_PACKED(d);
-				Size		len;
-				const char *bytes = gsst_value_bytes(value, &len, &decoded);
-
-				vi = gsst_batch_add(col, bytes, len);
-				if ((Pointer) value != DatumGetPointer(d))
-					pfree(value);
-			}
-			else if (!null)
-				rs->values_kept++;
-			batch->value_index[e->first_value + c] = vi;
-		}
-	}
-	if (decoded.data)
-		pfree(decoded.data);
-	MemoryContextSwitchTo(old);
-	return batch;
-}
-
-/*
- * Write a finished batch into the new heap, in scan order: first form every
- * new tuple, then hand them to the rewrite, so that each step is timed
- * once a batch.
+ * Write a tuple into the new heap (new NULL: the old one is dead), and
+ * report progress: tuples come in block order.
  */
 static void
-write_rewrite_batch(RewriteScan *rs, RewriteBatch *batch)
+write_tuple(void *arg, HeapTuple old, HeapTuple new)
 {
-	TupleDesc	old_desc = RelationGetDescr(rs->old_heap);
-	TupleDesc	new_desc = RelationGetDescr(rs->new_heap);
-	MemoryContext old = MemoryContextSwitchTo(batch->encode->cxt);
-	HeapTuple  *formed = palloc(sizeof(HeapTuple) * Max(batch->nentries, 1));
-	const int	progress_index[] = {
-		PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
-		PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN
-	};
-	int64		progress_values[2];
-	instr_time	start;
-	instr_time	formed_at;
-	instr_time	end;
+	RewriteWriter *w = (RewriteWriter *) arg;
+	BlockNumber block = ItemPointerGetBlockNumber(&old->t_self);
 
-	INSTR_TIME_SET_CURRENT(start);
-	for (int i = 0; i < batch->nentries; i++)
+	if (new == NULL)
 	{
-		RewriteEntry *e = &batch->entries[i];
-
-		formed[i] = NULL;
-		if (e->dead)
-			continue;
-		heap_deform_tuple(e->tuple, old_desc, rs->values, rs->isnull);
-		for (int a = 0; a < new_desc->natts; a++)
-			if (TupleDescAttr(new_desc, a)->attisdropped)
-				rs->isnull[a] = true;
-		for (int c = 0; c < rs->ncolumns; c++)
+		w->tuples_vacuumed += 1;
+		/* the rewrite module still needs to see it */
+		if (rewrite_heap_dead_tuple(w->rw, old))
 		{
-			int32		vi = batch->value_index[e->first_value + c];
-
-			if (vi >= 0)
-			{
-				rs->values[rs->attnums[c] - 1] =
-					PointerGetDatum(batch->encode->columns[c].results[vi]);
-				rs->values_encoded++;
-			}
+			w->tuples_vacuumed += 1;
+			w->recently_dead_adjust -= 1;
 		}
-		formed[i] = heap_form_tuple(new_desc, rs->values, rs->isnull);
-		if ((i & 1023) == 0)
-			CHECK_FOR_INTERRUPTS();
 	}
-	INSTR_TIME_SET_CURRENT(formed_at);
-
-	for (int i = 0; i < batch->nentries; i++)
-	{
-		RewriteEntry *e = &batch->entries[i];
-
-		if (e->dead)
-		{
-			rs->tuples_vacuumed += 1;
-			/* the rewrite module still needs to see it */
-			if (rewrite_heap_dead_tuple(rs->rw, e->tuple))
-			{
-				rs->tuples_vacuumed += 1;
-				rs->tuples_recently_dead -= 1;
-			}
-			continue;
-		}
-		rewrite_heap_tuple(rs->rw, e->tuple, formed[i]);
-		heap_freetuple(formed[i]);
-		rs->tuples_written += 1;
-		if ((i & 1023) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
-	INSTR_TIME_SET_CURRENT(end);
-	INSTR_TIME_ACCUM_DIFF(rs->form_time, formed_at, start);
-	INSTR_TIME_ACCUM_DIFF(rs->write_time, end, formed_at);
-
-	for (int c = 0; c < rs->ncolumns; c++)
-		rs->raw_bytes += batch->encode->columns[c].len;
-	if (batch->encode->used_worker)
-		rs->batches_on_worker++;
 	else
-		rs->batches_here++;
-	gsst_batch_times_add(&rs->batch_times, &batch->encode->times);
-	progress_values[0] = (int64) (rs->tuples_written + rs->tuples_vacuumed);
-	progress_values[1] = (int64) rs->tuples_written;
-	pgstat_progress_update_multi_param(2, progress_index, progress_values);
-	MemoryContextSwitchTo(old);
+	{
+		rewrite_heap_tuple(w->rw, old, new);
+		w->tuples_written += 1;
+	}
+
+	if (block >= w->blocks_done)
+	{
+		const int	progress_index[] = {
+			PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
+			PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
+			PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN
+		};
+		int64		progress_values[3];
+		TimestampTz now;
+
+		w->blocks_done = block + 1;
+		progress_values[0] = w->blocks_done;
+		progress_values[1] = (int64) (w->tuples_written + w->tuples_vacuumed);
+		progress_values[2] = (int64) w->tuples_written;
+		pgstat_progress_update_multi_param(3, progress_index, progress_values);
+		now = GetCurrentTimestamp();
+		if (TimestampDifferenceExceeds(w->last_notice, now, GSST_PROGRESS_SECONDS * 1000))
+		{
+			w->last_notice = now;
+			ereport(NOTICE,
+					(errmsg("gsst.compress_table: \"%s\": %u of %u blocks scanned, %.0f rows written so far",
+							RelationGetRelationName(w->old_heap), w->blocks_done, w->nblocks,
+							w->tuples_written)));
+		}
+	}
 }
 
+/* The serial rewrite reads one range: the whole heap. */
+static bool
+whole_heap(void *arg, BlockNumber *start, BlockNumber *nblocks, int *range_no)
+{
+	BlockNumber *left = (BlockNumber *) arg;
+
+	if (*left == InvalidBlockNumber)
+		return false;
+	*start = 0;
+	*nblocks = *left;
+	*range_no = 0;
+	*left = InvalidBlockNumber;
+	return true;
+}
+
+/* What a rewrite did, for the closing NOTICE. */
+typedef struct RewriteReport
+{
+	double		tuples_written;
+	double		tuples_vacuumed;
+	int			nworkers;		/* parallel workers; 0: serial */
+	double		receive_s;		/* parallel: the writer waiting for tuples */
+	double		write_s;		/* parallel: the writer writing */
+	GsstRewriteCounts counts;	/* the producers' */
+} RewriteReport;
+
 /*
- * Copy the old heap into the new one, re-encoding the gsst columns.  This
- * is heapam's copy for VACUUM FULL with the tuples passed through batches.
+ * Copy the old heap into the new one, re-encoding the gsst columns: heapam's
+ * copy for VACUUM FULL with the tuples passed through batches, produced here
+ * or by up to nworkers parallel workers.
  */
 static void
 copy_and_encode(Oid new_heap_oid, Oid old_heap_oid, int ncolumns, GsstColumn *columns,
-				TransactionId *frozen_xid, MultiXactId *cutoff_multi, RewriteScan *rs)
+				int nworkers, TransactionId *frozen_xid, MultiXactId *cutoff_multi,
+				RewriteReport *report)
 {
 	TransactionId oldest_xmin;
 	TransactionId freeze_xid;
 	MultiXactId multi_cutoff;
-	RewriteBatch *pending = NULL;
+	Relation	old_heap;
+	Relation	new_heap;
 	Relation	rel_relation;
 	HeapTuple	reltup;
 	Form_pg_class relform;
-	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "gsst compress_table",
-											  ALLOCSET_DEFAULT_SIZES);
+	RewriteWriter w;
+	GsstParallelResult parallel;
 
-	rs->new_heap = table_open(new_heap_oid, AccessExclusiveLock);
-	rs->old_heap = table_open(old_heap_oid, AccessExclusiveLock);
+	new_heap = table_open(new_heap_oid, AccessExclusiveLock);
+	old_heap = table_open(old_heap_oid, AccessExclusiveLock);
 
 	/* keep autovacuum off the old TOAST table (see copy_table_data) */
-	if (rs->old_heap->rd_rel->reltoastrelid)
-		LockRelationOid(rs->old_heap->rd_rel->reltoastrelid, AccessExclusiveLock);
+	if (old_heap->rd_rel->reltoastrelid)
+		LockRelationOid(old_heap->rd_rel->reltoastrelid, AccessExclusiveLock);
 
 #if PG_VERSION_NUM >= 160000
 	{
@@ -386,7 +188,7 @@ copy_and_encode(Oid new_heap_oid, Oid old_heap_oid, int ncolumns, GsstColumn *co
 		struct VacuumCutoffs cutoffs;
 
 		memset(&params, 0, sizeof(params));
-		vacuum_get_cutoffs(rs->old_heap, &params, &cutoffs);
+		vacuum_get_cutoffs(old_heap, &params, &cutoffs);
 		oldest_xmin = cutoffs.OldestXmin;
 		freeze_xid = cutoffs.FreezeLimit;
 		multi_cutoff = cutoffs.MultiXactCutoff;
@@ -395,81 +197,59 @@ copy_and_encode(Oid new_heap_oid, Oid old_heap_oid, int ncolumns, GsstColumn *co
 	{
 		MultiXactId oldest_mxact;
 
-		vacuum_set_xid_limits(rs->old_heap, 0, 0, 0, 0, &oldest_xmin, &oldest_mxact,
+		vacuum_set_xid_limits(old_heap, 0, 0, 0, 0, &oldest_xmin, &oldest_mxact,
 							  &freeze_xid, &multi_cutoff);
 	}
 #endif
 	/* relfrozenxid and relminmxid must not go backwards */
-	if (TransactionIdIsValid(rs->old_heap->rd_rel->relfrozenxid) &&
-		TransactionIdPrecedes(freeze_xid, rs->old_heap->rd_rel->relfrozenxid))
-		freeze_xid = rs->old_heap->rd_rel->relfrozenxid;
-	if (MultiXactIdIsValid(rs->old_heap->rd_rel->relminmxid) &&
-		MultiXactIdPrecedes(multi_cutoff, rs->old_heap->rd_rel->relminmxid))
-		multi_cutoff = rs->old_heap->rd_rel->relminmxid;
+	if (TransactionIdIsValid(old_heap->rd_rel->relfrozenxid) &&
+		TransactionIdPrecedes(freeze_xid, old_heap->rd_rel->relfrozenxid))
+		freeze_xid = old_heap->rd_rel->relfrozenxid;
+	if (MultiXactIdIsValid(old_heap->rd_rel->relminmxid) &&
+		MultiXactIdPrecedes(multi_cutoff, old_heap->rd_rel->relminmxid))
+		multi_cutoff = old_heap->rd_rel->relminmxid;
 
-	rs->oldest_xmin = oldest_xmin;
-	rs->ncolumns = ncolumns;
-	rs->columns = columns;
-	rs->attnums = palloc(sizeof(AttrNumber) * Max(ncolumns, 1));
-	for (int c = 0; c < ncolumns; c++)
-	{
-		rs->attnums[c] = get_attnum(old_heap_oid, columns[c].name);
-		if (rs->attnums[c] <= 0)
-			elog(ERROR, "column \"%s\" not found in relation %u", columns[c].name, old_heap_oid);
-	}
-	rs->values = palloc(sizeof(Datum) * RelationGetDescr(rs->new_heap)->natts);
-	rs->isnull = palloc(sizeof(bool) * RelationGetDescr(rs->new_heap)->natts);
-	rs->prev_block = InvalidBlockNumber;
-	rs->last_notice = GetCurrentTimestamp();
-
-	rs->rw = begin_heap_rewrite(rs->old_heap, rs->new_heap, oldest_xmin, freeze_xid,
-								multi_cutoff);
+	memset(&w, 0, sizeof(w));
+	w.old_heap = old_heap;
+	w.nblocks = RelationGetNumberOfBlocks(old_heap);
+	w.last_notice = GetCurrentTimestamp();
+	w.rw = begin_heap_rewrite(old_heap, new_heap, oldest_xmin, freeze_xid, multi_cutoff);
 	pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
 								 PROGRESS_CLUSTER_PHASE_SEQ_SCAN_HEAP);
-	rs->scan = table_beginscan(rs->old_heap, SnapshotAny, 0, NULL);
-	pgstat_progress_update_param(PROGRESS_CLUSTER_TOTAL_HEAP_BLKS,
-								 ((HeapScanDesc) rs->scan)->rs_nblocks);
-	rs->slot = table_slot_create(rs->old_heap, NULL);
+	pgstat_progress_update_param(PROGRESS_CLUSTER_TOTAL_HEAP_BLKS, w.nblocks);
 
-	/*
-	 * The pipeline: batch N goes to the worker, then batch N-1 is written,
-	 * then batch N+1 is read, then batch N is waited for.
-	 */
-	for (;;)
+	gsst_rewrite_parallel(old_heap, oldest_xmin, ncolumns, columns, w.nblocks, nworkers,
+						  write_tuple, &w, &parallel);
+	memset(report, 0, sizeof(*report));
+	if (parallel.nworkers > 0)
 	{
-		RewriteBatch *current = NULL;
-
-		if (!rs->scan_done)
-		{
-			instr_time	start;
-			instr_time	end;
-
-			INSTR_TIME_SET_CURRENT(start);
-			current = fill_rewrite_batch(rs, cxt);
-			INSTR_TIME_SET_CURRENT(end);
-			INSTR_TIME_ACCUM_DIFF(rs->scan_time, end, start);
-			if (current->nentries == 0)
-			{
-				gsst_batch_free(current->encode);
-				current = NULL;
-			}
-			else
-				gsst_batch_submit(current->encode);
-		}
-		if (pending != NULL)
-		{
-			gsst_batch_finish(pending->encode);
-			write_rewrite_batch(rs, pending);
-			gsst_batch_free(pending->encode);
-		}
-		pending = current;
-		if (pending == NULL && rs->scan_done)
-			break;
+		report->nworkers = parallel.nworkers;
+		report->receive_s = parallel.receive_s;
+		report->write_s = parallel.write_s;
+		report->counts = parallel.counts;
 	}
+	else
+	{
+		GsstRewriteProducer p;
+		BlockNumber left = w.nblocks;
 
-	table_endscan(rs->scan);
-	ExecDropSingleTupleTableSlot(rs->slot);
-	end_heap_rewrite(rs->rw);
+		memset(&p, 0, sizeof(p));
+		p.old_heap = old_heap;
+		p.oldest_xmin = oldest_xmin;
+		p.ncolumns = ncolumns;
+		p.columns = columns;
+		p.attnums = gsst_rewrite_attnums(old_heap, ncolumns, columns);
+		p.next_range = whole_heap;
+		p.range_arg = &left;
+		p.emit = write_tuple;
+		p.arg = &w;
+		gsst_rewrite_produce(&p);
+		report->counts = p.counts;
+	}
+	pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED, w.nblocks);
+	end_heap_rewrite(w.rw);
+	report->tuples_written = w.tuples_written;
+	report->tuples_vacuumed = w.tuples_vacuumed;
 
 	*frozen_xid = freeze_xid;
 	*cutoff_multi = multi_cutoff;
@@ -480,21 +260,20 @@ copy_and_encode(Oid new_heap_oid, Oid old_heap_oid, int ncolumns, GsstColumn *co
 	if (!HeapTupleIsValid(reltup))
 		elog(ERROR, "cache lookup failed for relation %u", new_heap_oid);
 	relform = (Form_pg_class) GETSTRUCT(reltup);
-	relform->relpages = RelationGetNumberOfBlocks(rs->new_heap);
-	relform->reltuples = rs->tuples_written;
+	relform->relpages = RelationGetNumberOfBlocks(new_heap);
+	relform->reltuples = w.tuples_written;
 	CatalogTupleUpdate(rel_relation, &reltup->t_self, reltup);
 	heap_freetuple(reltup);
 	table_close(rel_relation, RowExclusiveLock);
 
-	table_close(rs->old_heap, NoLock);
-	table_close(rs->new_heap, NoLock);
+	table_close(old_heap, NoLock);
+	table_close(new_heap, NoLock);
 	CommandCounterIncrement();
-	MemoryContextDelete(cxt);
 }
 
 /* Rewrite one heap relation; returns the number of values encoded. */
 static int64
-rewrite_relation(Oid relid, int ncolumns, GsstColumn *columns)
+rewrite_relation(Oid relid, int ncolumns, GsstColumn *columns, int nworkers)
 {
 	Relation	rel = table_open(relid, AccessExclusiveLock);
 	Oid			tablespace = rel->rd_rel->reltablespace;
@@ -506,7 +285,10 @@ rewrite_relation(Oid relid, int ncolumns, GsstColumn *columns)
 	Oid			save_userid;
 	int			save_sec_context;
 	int			save_nestlevel;
-	RewriteScan rs;
+	RewriteReport rs;
+	GsstRewriteCounts *counts = &rs.counts;
+	double		total_s;
+	double		swap_s;
 	instr_time	start;
 	instr_time	swap_start;
 	instr_time	end;
@@ -537,10 +319,10 @@ rewrite_relation(Oid relid, int ncolumns, GsstColumn *columns)
 
 	INSTR_TIME_SET_CURRENT(start);
 	pgstat_progress_start_command(PROGRESS_COMMAND_CLUSTER, relid);
-	memset(&rs, 0, sizeof(rs));
 	new_heap = make_new_heap(relid, tablespace, access_method, relpersistence,
 							 AccessExclusiveLock);
-	copy_and_encode(new_heap, relid, ncolumns, columns, &frozen_xid, &cutoff_multi, &rs);
+	copy_and_encode(new_heap, relid, ncolumns, columns, nworkers, &frozen_xid, &cutoff_multi,
+					&rs);
 
 	/* swap files, rebuild indexes, swap TOAST by links, drop the old heap */
 	INSTR_TIME_SET_CURRENT(swap_start);
@@ -554,24 +336,36 @@ rewrite_relation(Oid relid, int ncolumns, GsstColumn *columns)
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_SUBTRACT(end, start);
 	INSTR_TIME_SUBTRACT(swap_start, start);
-	ereport(NOTICE,
-			(errmsg("gsst.compress_table: \"%s\": %.0f rows written, %lld values encoded (%lld MB of text), %lld already current; %.0f dead rows removed",
-					get_rel_name(relid), rs.tuples_written, (long long) rs.values_encoded,
-					(long long) (rs.raw_bytes >> 20), (long long) rs.values_kept,
-					rs.tuples_vacuumed),
-			 errdetail("%lld batches encoded by the gsst worker, %lld in this backend, in %.3f s: "
-					   "scan %.3f s, hand-off %.3f s, wait for the worker %.3f s, encode here %.3f s, "
-					   "form tuples %.3f s, write %.3f s, swap and reindex %.3f s.",
-					   (long long) rs.batches_on_worker, (long long) rs.batches_here,
-					   INSTR_TIME_GET_DOUBLE(end),
-					   INSTR_TIME_GET_DOUBLE(rs.scan_time),
-					   INSTR_TIME_GET_DOUBLE(rs.batch_times.handoff),
-					   INSTR_TIME_GET_DOUBLE(rs.batch_times.wait),
-					   INSTR_TIME_GET_DOUBLE(rs.batch_times.encode),
-					   INSTR_TIME_GET_DOUBLE(rs.form_time),
-					   INSTR_TIME_GET_DOUBLE(rs.write_time),
-					   INSTR_TIME_GET_DOUBLE(end) - INSTR_TIME_GET_DOUBLE(swap_start))));
-	return rs.values_encoded;
+	total_s = INSTR_TIME_GET_DOUBLE(end);
+	swap_s = total_s - INSTR_TIME_GET_DOUBLE(swap_start);
+	if (rs.nworkers == 0)
+		ereport(NOTICE,
+				(errmsg("gsst.compress_table: \"%s\": %.0f rows written, %lld values encoded (%lld MB of text), %lld already current; %.0f dead rows removed",
+						get_rel_name(relid), rs.tuples_written, (long long) counts->values_encoded,
+						(long long) (counts->raw_bytes >> 20), (long long) counts->values_kept,
+						rs.tuples_vacuumed),
+				 errdetail("%lld batches encoded by the gsst worker, %lld in this backend, in %.3f s: "
+						   "scan %.3f s, hand-off %.3f s, wait for the worker %.3f s, encode here %.3f s, "
+						   "form tuples %.3f s, write %.3f s, swap and reindex %.3f s.",
+						   (long long) counts->batches_on_worker, (long long) counts->batches_here,
+						   total_s, counts->scan_s, counts->handoff_s, counts->wait_s,
+						   counts->encode_s, counts->form_s, counts->emit_s, swap_s)));
+	else
+		ereport(NOTICE,
+				(errmsg("gsst.compress_table: \"%s\": %.0f rows written, %lld values encoded (%lld MB of text), %lld already current; %.0f dead rows removed",
+						get_rel_name(relid), rs.tuples_written, (long long) counts->values_encoded,
+						(long long) (counts->raw_bytes >> 20), (long long) counts->values_kept,
+						rs.tuples_vacuumed),
+				 errdetail("%d parallel workers; %lld batches encoded by the gsst worker, %lld by the parallel workers, in %.3f s. "
+						   "This backend: wait for the parallel workers %.3f s, write %.3f s, swap and reindex %.3f s. "
+						   "Parallel workers, summed: scan %.3f s, hand-off %.3f s, wait for the gsst worker %.3f s, "
+						   "encode %.3f s, form tuples %.3f s, queue to this backend %.3f s.",
+						   rs.nworkers, (long long) counts->batches_on_worker,
+						   (long long) counts->batches_here, total_s,
+						   rs.receive_s, rs.write_s, swap_s,
+						   counts->scan_s, counts->handoff_s, counts->wait_s,
+						   counts->encode_s, counts->form_s, counts->emit_s)));
+	return counts->values_encoded;
 }
 
 /* The gsst columns of a relation (one, if column_name is given). */
@@ -621,6 +415,7 @@ gsst_compress_table(PG_FUNCTION_ARGS)
 	Oid			relid;
 	const char *column_name = PG_ARGISNULL(1) ? NULL : NameStr(*PG_GETARG_NAME(1));
 	bool		retrain = PG_ARGISNULL(2) ? false : PG_GETARG_BOOL(2);
+	int			nworkers;
 	Relation	rel;
 	char		relkind;
 	GsstColumn *columns;
@@ -633,6 +428,17 @@ gsst_compress_table(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
 				 errmsg("gsst.compress_table: the relation must not be null")));
+	/* as CREATE INDEX: max_parallel_maintenance_workers unless told */
+	nworkers = max_parallel_maintenance_workers;
+	if (PG_NARGS() > 3 && !PG_ARGISNULL(3))
+	{
+		nworkers = PG_GETARG_INT32(3);
+		if (nworkers < 0 || nworkers > MAX_PARALLEL_WORKER_LIMIT)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("gsst.compress_table: workers must be between 0 and %d",
+							MAX_PARALLEL_WORKER_LIMIT)));
+	}
 	relid = PG_GETARG_OID(0);
 	rel = gsst_open_checked(relid, AccessExclusiveLock,
 							GSST_CHECK_OWNER | GSST_CHECK_NOT_CATALOG,
@@ -694,6 +500,6 @@ gsst_compress_table(PG_FUNCTION_ARGS)
 		leaves = list_make1_oid(relid);
 
 	foreach(lc, leaves)
-		total += rewrite_relation(lfirst_oid(lc), ncolumns, columns);
+		total += rewrite_relation(lfirst_oid(lc), ncolumns, columns, nworkers);
 	PG_RETURN_INT64(total);
 }

@@ -120,6 +120,13 @@ create_segment(Size size)
 	ResourceOwner owner = CurrentResourceOwner;
 	dsm_segment *seg = NULL;
 
+	/*
+	 * No subtransaction can start in parallel mode (compress_table's
+	 * parallel workers): there a full /dev/shm fails the operation.
+	 */
+	if (IsInParallelMode())
+		return dsm_create(size, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+
 	BeginInternalSubTransaction(NULL);
 	MemoryContextSwitchTo(cxt);
 	PG_TRY();
