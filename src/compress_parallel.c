@@ -95,11 +95,14 @@ typedef struct WorkerState
 	shm_mq_handle *mqh;
 } WorkerState;
 
-/* Blocks a range holds: about what one batch reads. */
+/*
+ * Blocks a range holds: a quarter of gsst.batch_bytes of heap, so that the
+ * ranges spread evenly over the workers even for a table of a few batches.
+ */
 BlockNumber
 gsst_rewrite_range_blocks(void)
 {
-	return Max(64, (BlockNumber) (gsst_batch_bytes / BLCKSZ));
+	return Max(64, (BlockNumber) (gsst_batch_bytes / BLCKSZ / 4));
 }
 
 /* ---- the workers ---- */

@@ -1,0 +1,68 @@
+#!/bin/bash
+# bench/pg_gpu_scaling.sh - gsst.compress_table against VACUUM FULL with 0 to
+# 16 parallel workers, on the GPU and on the CPU, on the device machine (run
+# as root from the repository root; the tree comes from bench/pg_bundle.sh):
+#
+#   bench/pg_gpu_scaling.sh PG_TARBALL [COPIES] [DEGREES]
+#
+# Table big as in bench/pg_gpu_bench.sh (COPIES copies, default 800: 5 M
+# rows, 2.19 GB of text).  Timed, each with the CPU seconds of every server
+# process (cpu_seconds in pg_gpu_setup.sh):
+#   - raw -> gsst: VACUUM FULL of a raw copy, then compress_table of a fresh
+#     raw copy at 0 workers and at the largest degree, GPU and CPU;
+#   - recode (retrain => true: decode, learn, encode) at each degree of
+#     DEGREES (default "0 1 2 4 8 16"), GPU then CPU, with VACUUM FULL of the
+#     compressed table before each pair.
+# Checks the last rewrite of each kind against per-row encoding (5% sample).
+set -u -o pipefail
+TARBALL=${1:?usage: bench/pg_gpu_scaling.sh PG_TARBALL [COPIES] [DEGREES]}
+COPIES=${2:-800}
+DEGREES=${3:-0 1 2 4 8 16}
+OUT=${OUT:-/tmp/pg_gpu_scaling}
+. "$(dirname "$0")/pg_gpu_setup.sh"
+
+MAX=$(echo "$DEGREES" | tr ' ' '\n' | sort -n | tail -1)
+PSQL -At -c "SELECT gsst.train('big', 'c')" >/dev/null
+PSQL -q -c "CREATE TABLE big_text AS SELECT id, c::text AS c FROM big"
+
+# raw_copy NAME: a raw gsst table of big's rows, trained, checkpointed
+raw_copy() {
+	PSQL -q -c "DROP TABLE IF EXISTS $1" -c "CREATE TABLE $1 (id bigint, c text)" \
+		-c "INSERT INTO $1 SELECT * FROM big_text" -c "ALTER TABLE $1 ALTER COLUMN c SET COMPRESSION gsst" \
+		-c "CHECKPOINT" >/dev/null 2>&1
+	PSQL -At -c "SELECT gsst.train('$1', 'c')" >/dev/null
+}
+
+sample_check() {
+	PSQL -At -c "SELECT '$1: 5% sample against per-row encoding: ' || count(*) || ' rows, ' || count(*) FILTER (WHERE gsst.datum(c) IS DISTINCT FROM gsst.datum(gsst.compress(c::text, (SELECT atttypmod FROM pg_attribute WHERE attrelid = '$1'::regclass AND attname = 'c')))) || ' differ' FROM $1 TABLESAMPLE SYSTEM (5)"
+}
+
+say "raw -> gsst"
+raw_copy r
+run vacuum_full_raw -c "VACUUM FULL r"
+for mode in gpu cpu; do
+	for w in 0 "$MAX"; do
+		[ "$mode" = cpu ] && [ "$w" = 0 ] && continue
+		raw_copy r
+		run "raw_${mode}_w$w" -c "SET gsst.gpu = $([ $mode = gpu ] && echo on || echo off)" \
+			-c "SELECT gsst.compress_table('r', workers => $w)"
+	done
+done
+sample_check r
+
+say "recode with retrain"
+for w in $DEGREES; do
+	run "vacuum_full_w$w" -c "VACUUM FULL big"
+	run "recode_gpu_w$w" -c "SET gsst.gpu = on" -c "SELECT gsst.compress_table('big', retrain => true, workers => $w)"
+	run "recode_cpu_w$w" -c "SET gsst.gpu = off" -c "SELECT gsst.compress_table('big', retrain => true, workers => $w)"
+done
+sample_check big
+PSQL -x -c "SELECT mode, device, gpu_batches, cpu_batches, failed_batches, backend_fallbacks, errors, helper_failures FROM gsst.worker_status"
+
+say "NOTICEs"
+for f in "$OUT"/raw_*.out "$OUT"/recode_*.out; do
+	echo "$(basename "$f" .out): $(grep -h 'DETAIL' "$f" | tail -1 | sed 's/^DETAIL:  //')"
+done
+say "done"
+cat "$OUT/times.txt"
+as_pg "$PGBIN/pg_ctl" -D "$ROOT/data" -m immediate stop >/dev/null

@@ -1,0 +1,93 @@
+# bench/pg_gpu_setup.sh - sourced by bench/pg_gpu_bench.sh and
+# bench/pg_gpu_scaling.sh on the device machine: unpacks the PostgreSQL tree
+# that bench/pg_bundle.sh made (TARBALL), starts a server as nobody with
+# bulk-load settings, builds table big from l_comment (COPIES copies of 6,250
+# values of 16 lines each) with its column converted to gsst, and defines
+# PSQL, say, cpu_seconds and run.
+OUT=${OUT:-/tmp/pg_gpu_bench}
+ROOT=/tmp/pggpu
+mkdir -p "$OUT"
+rm -f "$OUT/times.txt"
+START=$(date +%s)
+say() { echo "== [$(( $(date +%s) - START ))s] $*"; }
+
+rm -rf "$ROOT" && mkdir -p "$ROOT" && tar -C "$ROOT" -xzf "$TARBALL" || exit 1
+chmod -R a+rX "$ROOT"
+PGBIN=$ROOT/pg/usr/lib/postgresql/15/bin
+export LD_LIBRARY_PATH=$ROOT/pg/libs
+PGUSER_UID=$(id -u nobody)
+PGUSER_GID=$(id -g nobody)
+as_pg() { setpriv --reuid="$PGUSER_UID" --regid="$PGUSER_GID" --clear-groups -- env HOME=/tmp LD_LIBRARY_PATH="$LD_LIBRARY_PATH" "$@"; }
+mkdir -p "$ROOT/data" "$ROOT/sock"
+chown "$PGUSER_UID:$PGUSER_GID" "$ROOT/data" "$ROOT/sock"
+nvidia-smi --query-gpu=name,memory.total --format=csv,noheader
+nproc
+
+as_pg "$PGBIN/initdb" -D "$ROOT/data" --no-locale -E UTF8 -U postgres >/dev/null || exit 1
+cat >> "$ROOT/data/postgresql.conf" <<EOF
+listen_addresses = ''
+unix_socket_directories = '$ROOT/sock'
+shared_preload_libraries = 'gsst'
+shared_buffers = ${SHARED_BUFFERS:-16GB}
+maintenance_work_mem = 2GB
+work_mem = 256MB
+wal_level = minimal
+max_wal_senders = 0
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+max_wal_size = 200GB
+checkpoint_timeout = 1h
+autovacuum = off
+jit = off
+max_parallel_workers_per_gather = 0
+max_worker_processes = 40
+max_parallel_workers = 32
+max_parallel_maintenance_workers = ${MAINTENANCE_WORKERS:-0}
+gsst.worker_timeout = '10min'
+gsst.batch_bytes = '64MB'
+EOF
+as_pg "$PGBIN/pg_ctl" -D "$ROOT/data" -l "$ROOT/sock/server.log" -w start >/dev/null || { cat "$ROOT/sock/server.log"; exit 1; }
+PSQL() { as_pg "$PGBIN/psql" -X -h "$ROOT/sock" -U postgres -d postgres -v ON_ERROR_STOP=1 "$@"; }
+say "server up"
+
+PSQL -x -c "CREATE EXTENSION gsst" -c "SELECT pid, mode, gpu, device, last_error, helper_pid FROM gsst.worker_status"
+
+say "building table big (${COPIES} copies)"
+PSQL -q <<EOF || exit 1
+CREATE UNLOGGED TABLE lc (n serial, c text);
+COPY lc (c) FROM '$ROOT/l_comment';
+CREATE UNLOGGED TABLE lc16 AS
+  SELECT string_agg(c, ' ' ORDER BY n) AS c FROM lc GROUP BY (n - 1) / 16;
+CREATE TABLE big (id bigint, c text);
+INSERT INTO big SELECT g * 100000 + row_number() OVER (), c FROM lc16, generate_series(1, $COPIES) g;
+ALTER TABLE big ALTER COLUMN c SET COMPRESSION gsst;
+EOF
+PSQL -At -c "SELECT 'big: ' || count(*) || ' rows, ' || round(sum(length(c)) / 1e9, 2) || ' GB of text, heap ' || pg_size_pretty(pg_table_size('big')) FROM big"
+
+# CPU seconds of the server's processes: each living one's own and those of
+# its children that have exited (the postmaster's parallel workers and
+# backends, the gsst worker's GPU helpers), from /proc
+cpu_seconds() {
+	local hz
+	hz=$(getconf CLK_TCK)
+	for f in /proc/[0-9]*/stat; do
+		[ "$(stat -c %u "$f" 2>/dev/null)" = "$PGUSER_UID" ] && cat "$f" 2>/dev/null
+	done | sed 's/^.*) //' | awk -v hz="$hz" '{ t += $12 + $13 + $14 + $15 } END { printf "%.2f", t / hz }'
+}
+
+# run LABEL PSQL-ARGS...: time it, wall and CPU, into $OUT/times.txt
+run() {
+	local label=$1; shift
+	local t0 t1 c0 c1
+	c0=$(cpu_seconds)
+	t0=$(date +%s.%N)
+	PSQL -q -At "$@" > "$OUT/$label.out" 2>&1
+	local rc=$?
+	t1=$(date +%s.%N)
+	c1=$(cpu_seconds)
+	printf '%-28s %8.2f s  cpu %8.2f s  (rc %d)  %s\n' "$label" "$(awk "BEGIN { print $t1 - $t0 }")" \
+		"$(awk "BEGIN { print $c1 - $c0 }")" "$rc" \
+		"$(grep -v '^$' "$OUT/$label.out" | tail -1 | cut -c1-160)" | tee -a "$OUT/times.txt"
+}
+
