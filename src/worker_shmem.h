@@ -13,7 +13,8 @@
 #include "storage/lwlock.h"
 #include "storage/proc.h"
 
-#define GSST_WORKER_SLOTS		16
+/* enough for 32 parallel workers with two batches each in flight */
+#define GSST_WORKER_SLOTS		64
 #define GSST_REQUEST_MAGIC		0x51525347u	/* "GSRQ" */
 #define GSST_ERROR_LEN			256
 
