@@ -13,8 +13,8 @@
 # same transaction (so that wal_level = minimal writes no WAL for it), text
 # and gsst alternating; the gsst table's column was trained before the
 # rounds, so they time encoding with a dictionary, not learning one.  Then
-# it rewrites a raw gsst copy of "long" with compress_table and
-# VACUUM FULL, alternating.  Prints each time and, per operation, the best
+# it rewrites a raw gsst copy of "long" with VACUUM FULL and compress_table,
+# serially and with as many parallel workers as cores, alternating.  Prints each time and, per operation, the best
 # of the rounds and the ratio of the bests.  With PERF=1, records a perf
 # profile of the backend during one gsst COPY of each file.
 set -euo pipefail
@@ -37,6 +37,8 @@ autovacuum = off
 jit = off
 max_parallel_workers_per_gather = 0
 max_parallel_maintenance_workers = 0
+max_worker_processes = 16
+max_parallel_workers = 8
 gsst.gpu = off"
 . "$ROOT/scripts/pgcluster.sh"
 
@@ -93,7 +95,12 @@ for r in $(seq 1 "$ROUNDS"); do
 		-c "CREATE TABLE rw (id serial, c text)" -c "COPY rw (c) FROM '$WORK/long'" \
 		-c "ALTER TABLE rw ALTER COLUMN c SET COMPRESSION gsst" -c "CHECKPOINT" >/dev/null 2>&1
 	timed vacuum_full_raw "VACUUM FULL rw" | tee -a "$results"
-	timed compress_table "SELECT gsst.compress_table('rw')" | tee -a "$results"
+	timed compress_table "SELECT gsst.compress_table('rw', workers => 0)" | tee -a "$results"
+	# and again from raw, with as many parallel workers as cores
+	psql_do -q -v ON_ERROR_STOP=1 -c "DROP TABLE rw" -c "CREATE TABLE rw (id serial, c text)" \
+		-c "COPY rw (c) FROM '$WORK/long'" -c "ALTER TABLE rw ALTER COLUMN c SET COMPRESSION gsst" \
+		-c "CHECKPOINT" >/dev/null 2>&1
+	timed compress_table_parallel "SELECT gsst.compress_table('rw', workers => $(nproc))" | tee -a "$results"
 done
 
 echo "# best of $ROUNDS (s) and ratios"
@@ -103,6 +110,7 @@ END {
 	printf "ratio copy gsst/text short\t%.3f\n", best["copy_gsst_short"] / best["copy_text_short"]
 	printf "ratio copy gsst/text long\t%.3f\n", best["copy_gsst_long"] / best["copy_text_long"]
 	printf "ratio compress_table/vacuum_full\t%.3f\n", best["compress_table"] / best["vacuum_full_raw"]
+	printf "ratio compress_table parallel/vacuum_full\t%.3f\n", best["compress_table_parallel"] / best["vacuum_full_raw"]
 }' "$results" | sort
 psql_do -At -c "SELECT 'encoded: ' || string_agg(t || ' ' || encoded_values || '/' || \"values\", ', ') FROM (SELECT 'short' AS t, * FROM gsst.column_stats('g_short') UNION ALL SELECT 'long', * FROM gsst.column_stats('g_long')) s"
 psql_do -At -c "SELECT 'stored: long ' || pg_size_pretty(pg_table_size('g_long')) || ' gsst vs ' || pg_size_pretty(pg_table_size('t_long')) || ' text; short ' || pg_size_pretty(pg_table_size('g_short')) || ' vs ' || pg_size_pretty(pg_table_size('t_short'))"
