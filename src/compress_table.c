@@ -289,6 +289,7 @@ rewrite_relation(Oid relid, int ncolumns, GsstColumn *columns, int nworkers)
 	GsstRewriteCounts *counts = &rs.counts;
 	double		total_s;
 	double		swap_s;
+	char	   *detail;
 	instr_time	start;
 	instr_time	swap_start;
 	instr_time	end;
@@ -339,32 +340,28 @@ rewrite_relation(Oid relid, int ncolumns, GsstColumn *columns, int nworkers)
 	total_s = INSTR_TIME_GET_DOUBLE(end);
 	swap_s = total_s - INSTR_TIME_GET_DOUBLE(swap_start);
 	if (rs.nworkers == 0)
-		ereport(NOTICE,
-				(errmsg("gsst.compress_table: \"%s\": %.0f rows written, %lld values encoded (%lld MB of text), %lld already current; %.0f dead rows removed",
-						get_rel_name(relid), rs.tuples_written, (long long) counts->values_encoded,
-						(long long) (counts->raw_bytes >> 20), (long long) counts->values_kept,
-						rs.tuples_vacuumed),
-				 errdetail("%lld batches encoded by the gsst worker, %lld in this backend, in %.3f s: "
-						   "scan %.3f s, hand-off %.3f s, wait for the worker %.3f s, encode here %.3f s, "
-						   "form tuples %.3f s, write %.3f s, swap and reindex %.3f s.",
-						   (long long) counts->batches_on_worker, (long long) counts->batches_here,
-						   total_s, counts->scan_s, counts->handoff_s, counts->wait_s,
-						   counts->encode_s, counts->form_s, counts->emit_s, swap_s)));
+		detail = psprintf("%lld batches encoded by the gsst worker, %lld in this backend, in %.3f s: "
+						  "scan %.3f s, hand-off %.3f s, wait for the worker %.3f s, encode here %.3f s, "
+						  "form tuples %.3f s, write %.3f s, swap and reindex %.3f s.",
+						  (long long) counts->batches_on_worker, (long long) counts->batches_here,
+						  total_s, counts->scan_s, counts->handoff_s, counts->wait_s,
+						  counts->encode_s, counts->form_s, counts->emit_s, swap_s);
 	else
-		ereport(NOTICE,
-				(errmsg("gsst.compress_table: \"%s\": %.0f rows written, %lld values encoded (%lld MB of text), %lld already current; %.0f dead rows removed",
-						get_rel_name(relid), rs.tuples_written, (long long) counts->values_encoded,
-						(long long) (counts->raw_bytes >> 20), (long long) counts->values_kept,
-						rs.tuples_vacuumed),
-				 errdetail("%d parallel workers; %lld batches encoded by the gsst worker, %lld by the parallel workers, in %.3f s. "
-						   "This backend: wait for the parallel workers %.3f s, write %.3f s, swap and reindex %.3f s. "
-						   "Parallel workers, summed: scan %.3f s, hand-off %.3f s, wait for the gsst worker %.3f s, "
-						   "encode %.3f s, form tuples %.3f s, queue to this backend %.3f s.",
-						   rs.nworkers, (long long) counts->batches_on_worker,
-						   (long long) counts->batches_here, total_s,
-						   rs.receive_s, rs.write_s, swap_s,
-						   counts->scan_s, counts->handoff_s, counts->wait_s,
-						   counts->encode_s, counts->form_s, counts->emit_s)));
+		detail = psprintf("%d parallel workers; %lld batches encoded by the gsst worker, %lld by the parallel workers, in %.3f s. "
+						  "This backend: wait for the parallel workers %.3f s, write %.3f s, swap and reindex %.3f s. "
+						  "Parallel workers, summed: scan %.3f s, hand-off %.3f s, wait for the gsst worker %.3f s, "
+						  "encode %.3f s, form tuples %.3f s, queue to this backend %.3f s.",
+						  rs.nworkers, (long long) counts->batches_on_worker,
+						  (long long) counts->batches_here, total_s,
+						  rs.receive_s, rs.write_s, swap_s,
+						  counts->scan_s, counts->handoff_s, counts->wait_s,
+						  counts->encode_s, counts->form_s, counts->emit_s);
+	ereport(NOTICE,
+			(errmsg("gsst.compress_table: \"%s\": %.0f rows written, %lld values encoded (%lld MB of text), %lld already current; %.0f dead rows removed",
+					get_rel_name(relid), rs.tuples_written, (long long) counts->values_encoded,
+					(long long) (counts->raw_bytes >> 20), (long long) counts->values_kept,
+					rs.tuples_vacuumed),
+			 errdetail_internal("%s", detail)));
 	return counts->values_encoded;
 }
 
