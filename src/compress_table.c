@@ -218,6 +218,9 @@ copy_and_encode(Oid new_heap_oid, Oid old_heap_oid, int ncolumns, GsstColumn *co
 								 PROGRESS_CLUSTER_PHASE_SEQ_SCAN_HEAP);
 	pgstat_progress_update_param(PROGRESS_CLUSTER_TOTAL_HEAP_BLKS, w.nblocks);
 
+	/* parallel workers cannot read this backend's local buffers */
+	if (RelationUsesLocalBuffers(old_heap))
+		nworkers = 0;
 	gsst_rewrite_parallel(old_heap, oldest_xmin, ncolumns, columns, w.nblocks, nworkers,
 						  write_tuple, &w, &parallel);
 	memset(report, 0, sizeof(*report));

@@ -139,6 +139,22 @@ is( sql(q{SET enable_seqscan = off; SET enable_bitmapscan = off;
 is(sql('SELECT in_flight FROM gsst.worker_status'), '0', 'no request slot in use');
 is(gsst_dsm_segments($node), $baseline_dsm, 'no DSM segment left');
 
+# a temporary table lives in this backend's local buffers, out of the
+# workers' sight: it is rewritten serially
+my ($rc_tmp, $out_tmp, $err_tmp) = $node->psql('postgres', q{
+	CREATE TEMP TABLE tmp_t AS
+	  SELECT g AS id, 'note ' || g || ': ' || md5(g::text) AS c FROM generate_series(1, 100000) g;
+	ALTER TABLE tmp_t ALTER COLUMN c SET COMPRESSION gsst;
+	SET gsst.batch_bytes = '64kB';
+	SELECT gsst.compress_table('tmp_t', workers => 3);
+	SELECT count(*) FROM tmp_t
+	WHERE gsst.datum(c) IS DISTINCT FROM gsst.datum(gsst.compress(c::text,
+	        (SELECT atttypmod FROM pg_attribute WHERE attrelid = 'tmp_t'::regclass AND attname = 'c')));});
+is($rc_tmp, 0, 'a temporary table is compressed') or diag($err_tmp);
+like($err_tmp, qr/DETAIL:  \d+ batches encoded by the gsst worker, \d+ in this backend/,
+	'serially, though workers were asked for');
+like($out_tmp, qr/^100000\n0$/m, 'with per-row bytes');
+
 #
 # A parallel rewrite cancelled while its workers wait for the gsst worker.
 #
