@@ -67,7 +67,32 @@ gsst_batch_create(MemoryContext parent, int ncolumns)
 	batch->cxt = cxt;
 	batch->ncolumns = ncolumns;
 	batch->columns = MemoryContextAllocZero(cxt, sizeof(GsstBatchColumn) * Max(ncolumns, 1));
+	batch->request_column = MemoryContextAlloc(cxt, sizeof(int) * Max(ncolumns, 1));
+	gsst_arena_init(&batch->results_arena, cxt);
 	return batch;
+}
+
+/* Empty a batch for new values; it keeps its memory and its tables. */
+void
+gsst_batch_reset(GsstBatch *batch)
+{
+	if (batch->request != NULL)
+		gsst_request_release(batch->request);
+	batch->request = NULL;
+	batch->nparts = 0;
+	batch->finished = false;
+	batch->used_worker = false;
+	memset(&batch->times, 0, sizeof(batch->times));
+	for (int c = 0; c < batch->ncolumns; c++)
+	{
+		GsstBatchColumn *col = &batch->columns[c];
+
+		col->nvalues = 0;
+		col->len = 0;
+		if (col->offsets != NULL)
+			col->offsets[0] = 0;
+	}
+	gsst_arena_reset(&batch->results_arena);
 }
 
 /*
@@ -81,18 +106,23 @@ gsst_batch_set_table(GsstBatchColumn *col, int32 family, uint32 table_id,
 	col->family = family;
 	col->table_id = encoder ? table_id : 0;
 	col->encoder = encoder;
-	col->capacity = 1024;
-	col->offsets = MemoryContextAlloc(cxt, sizeof(uint64) * (col->capacity + 1));
+	/* a reset batch keeps its buffers */
+	if (col->offsets == NULL)
+	{
+		col->capacity = 1024;
+		col->offsets = MemoryContextAlloc(cxt, sizeof(uint64) * (col->capacity + 1));
+		col->data_cap = 64 * 1024;
+		col->data = MemoryContextAllocHuge(cxt, col->data_cap);
+	}
 	col->offsets[0] = 0;
-	col->data_cap = 64 * 1024;
-	col->data = MemoryContextAllocHuge(cxt, col->data_cap);
 	col->len = 0;
 	col->nvalues = 0;
 	if (encoder)
 	{
 		int			n;
 
-		col->table_bytes = MemoryContextAlloc(cxt, GSST_TABLE_MAX_BYTES);
+		if (col->table_bytes == NULL)
+			col->table_bytes = MemoryContextAlloc(cxt, GSST_TABLE_MAX_BYTES);
 		n = gsst_table_serialize(&encoder->table, col->table_bytes, GSST_TABLE_MAX_BYTES);
 		if (n < 0)
 			elog(ERROR, "could not serialize gsst table %u: %s", table_id, gsst_strerror(n));
@@ -141,7 +171,8 @@ gsst_batch_raw_bytes(const GsstBatch *batch)
  * tile does not belong to the column's values and table.
  */
 static bool
-results_from_tile(GsstBatchColumn *col, const uint8 *tile, size_t tile_len)
+results_from_tile(GsstBatchColumn *col, GsstArena *results_arena,
+				  const uint8 *tile, size_t tile_len)
 {
 	gsst_tile	t;
 	uint8		header[GSST_DATUM_MAX_HEADER];
@@ -162,8 +193,8 @@ results_from_tile(GsstBatchColumn *col, const uint8 *tile, size_t tile_len)
 			return false;
 
 	/* datums are never longer than their text plus the varlena header */
-	arena = MemoryContextAllocHuge(CurrentMemoryContext,
-								   (Size) col->nvalues * (VARHDRSZ + MAXIMUM_ALIGNOF) + col->len);
+	arena = gsst_arena_alloc(results_arena,
+							 (Size) col->nvalues * (VARHDRSZ + MAXIMUM_ALIGNOF) + col->len);
 	for (int i = 0; i < col->nvalues; i++)
 	{
 		uint64		c0 = gsst_tile_comp_offset(&t, i);
@@ -200,7 +231,6 @@ gsst_batch_submit(GsstBatch *batch)
 	Assert(batch->request == NULL && !batch->finished);
 	INSTR_TIME_SET_CURRENT(start);
 	parts = palloc(sizeof(GsstRequestPart) * Max(batch->ncolumns, 1));
-	batch->request_column = MemoryContextAlloc(batch->cxt, sizeof(int) * Max(batch->ncolumns, 1));
 	/* columns without a table, or without values, need no worker */
 	for (int c = 0; c < batch->ncolumns; c++)
 	{
@@ -249,7 +279,8 @@ results_from_worker(GsstBatch *batch)
 			const uint8 *tile = gsst_request_tile(req, p, &tile_len);
 
 			ok = tile != NULL &&
-				results_from_tile(&batch->columns[batch->request_column[p]], tile, tile_len);
+				results_from_tile(&batch->columns[batch->request_column[p]],
+								  &batch->results_arena, tile, tile_len);
 		}
 		if (!ok)
 		{
@@ -280,8 +311,14 @@ gsst_batch_finish(GsstBatch *batch)
 	{
 		GsstBatchColumn *col = &batch->columns[c];
 
-		col->results = MemoryContextAllocHuge(batch->cxt,
-											  sizeof(struct varlena *) * Max(col->nvalues, 1));
+		if (col->results_cap < col->nvalues || col->results == NULL)
+		{
+			if (col->results != NULL)
+				pfree(col->results);
+			col->results_cap = Max(col->nvalues, col->capacity);
+			col->results = MemoryContextAllocHuge(batch->cxt,
+												  sizeof(struct varlena *) * Max(col->results_cap, 1));
+		}
 	}
 	batch->used_worker = batch->request != NULL && results_from_worker(batch);
 
@@ -295,9 +332,13 @@ gsst_batch_finish(GsstBatch *batch)
 			continue;
 		for (int i = 0; i < col->nvalues; i++)
 		{
-			col->results[i] = gsst_datum_encode(col->encoder, col->table_id,
-												col->data + col->offsets[i],
-												col->offsets[i + 1] - col->offsets[i]);
+			Size		len = col->offsets[i + 1] - col->offsets[i];
+			struct varlena *v = gsst_arena_alloc(&batch->results_arena,
+												 GSST_DATUM_ENCODE_BOUND(len));
+
+			col->results[i] = gsst_datum_encode_into(col->encoder, col->table_id,
+													 col->data + col->offsets[i], len, v);
+			gsst_arena_shrink_last(&batch->results_arena, v, VARSIZE(v));
 			if ((i & 1023) == 0)
 				CHECK_FOR_INTERRUPTS();
 		}

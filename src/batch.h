@@ -16,6 +16,8 @@
 
 #include "portability/instr_time.h"
 
+#include "arena.h"
+
 /* Tuples (or rows) a batch holds at most, whatever their size. */
 #define GSST_BATCH_MAX_ROWS		(1024 * 1024)
 
@@ -48,6 +50,7 @@ typedef struct GsstBatchColumn
 	Size		data_cap;
 	uint64	   *offsets;		/* nvalues + 1 entries */
 	struct varlena **results;
+	int			results_cap;	/* entries of results */
 } GsstBatchColumn;
 
 /* Where a bulk path's time went, summed over its batches. */
@@ -60,10 +63,14 @@ typedef struct GsstBatchTimes
 
 typedef struct GsstRequest GsstRequest;
 
-/* A batch: some gsst columns' values, encoded in one request. */
+/*
+ * A batch: some gsst columns' values, encoded in one request.  A batch can
+ * be reset and filled again: it keeps its memory.
+ */
 typedef struct GsstBatch
 {
-	MemoryContext cxt;			/* holds the batch and its results */
+	MemoryContext cxt;			/* holds the batch */
+	GsstArena	results_arena;	/* the datums of results */
 	int			ncolumns;
 	GsstBatchColumn *columns;
 	GsstRequest *request;		/* NULL unless the worker has it */
@@ -85,6 +92,7 @@ extern int	gsst_batch_add(GsstBatchColumn *col, const char *data, Size len);
 extern Size gsst_batch_raw_bytes(const GsstBatch *batch);
 extern void gsst_batch_submit(GsstBatch *batch);
 extern void gsst_batch_finish(GsstBatch *batch);
+extern void gsst_batch_reset(GsstBatch *batch);
 extern void gsst_batch_free(GsstBatch *batch);
 extern void gsst_batch_times_add(GsstBatchTimes *sum, const GsstBatchTimes *add);
 

@@ -95,41 +95,52 @@ gsst_datum_raw(const char *data, Size len)
 }
 
 /*
+ * Encode len bytes of text with a table at hand (enc, table_id) into dest,
+ * which has room for GSST_DATUM_ENCODE_BOUND(len) bytes: encoded or raw by
+ * gsst_codes_are_shorter.  Returns dest.
+ */
+struct varlena *
+gsst_datum_encode_into(const gsst_encoder *enc, uint32 table_id,
+					   const char *data, Size len, struct varlena *dest)
+{
+	uint8		header[GSST_DATUM_MAX_HEADER];
+	size_t		hlen;
+	size_t		ncodes;
+
+	if (enc != NULL && len < MaxAllocSize - VARHDRSZ - GSST_ENCODE_SLACK)
+	{
+		hlen = gsst_datum_header_write(table_id, header);
+		/* a value of at least one code */
+		if (gsst_codes_are_shorter(hlen, 1, len))
+		{
+			/* the largest code length that is still shorter than the text */
+			ncodes = gsst_encode_value(enc, (const uint8 *) data, len,
+									   (uint8 *) VARDATA(dest) + hlen, len - hlen - 1);
+			if (ncodes != (size_t) -1)
+			{
+				Assert(gsst_codes_are_shorter(hlen, ncodes, len));
+				memcpy(VARDATA(dest), header, hlen);
+				SET_VARSIZE(dest, VARHDRSZ + hlen + ncodes);
+				return dest;
+			}
+		}
+	}
+	memcpy(VARDATA(dest), data, len);
+	SET_VARSIZE(dest, VARHDRSZ + len);
+	return dest;
+}
+
+/*
  * Encode len bytes of text with a table at hand (enc, table_id): a new
  * datum, encoded or raw by gsst_codes_are_shorter.
  */
 struct varlena *
 gsst_datum_encode(const gsst_encoder *enc, uint32 table_id, const char *data, Size len)
 {
-	uint8		header[GSST_DATUM_MAX_HEADER];
-	size_t		hlen;
-	struct varlena *result;
-	size_t		ncodes;
-
 	if (enc == NULL || len >= MaxAllocSize - VARHDRSZ - GSST_ENCODE_SLACK)
 		return gsst_datum_raw(data, len);
-	hlen = gsst_datum_header_write(table_id, header);
-	/* a value of at least one code */
-	if (!gsst_codes_are_shorter(hlen, 1, len))
-		return gsst_datum_raw(data, len);
-
-	/* big enough for the raw fallback too */
-	result = (struct varlena *) palloc(VARHDRSZ + len + GSST_ENCODE_SLACK);
-	/* the largest code length that is still shorter than the text */
-	ncodes = gsst_encode_value(enc, (const uint8 *) data, len,
-							   (uint8 *) VARDATA(result) + hlen, len - hlen - 1);
-	if (ncodes != (size_t) -1)
-	{
-		Assert(gsst_codes_are_shorter(hlen, ncodes, len));
-		memcpy(VARDATA(result), header, hlen);
-		SET_VARSIZE(result, VARHDRSZ + hlen + ncodes);
-	}
-	else
-	{
-		memcpy(VARDATA(result), data, len);
-		SET_VARSIZE(result, VARHDRSZ + len);
-	}
-	return result;
+	return gsst_datum_encode_into(enc, table_id, data, len,
+								  (struct varlena *) palloc(GSST_DATUM_ENCODE_BOUND(len)));
 }
 
 /*

@@ -169,6 +169,11 @@ typedef enum GsstLearnPolicy
 
 extern bool gsst_codes_are_shorter(Size header_len, Size ncodes, Size text_len);
 extern struct varlena *gsst_datum_raw(const char *data, Size len);
+/* Room gsst_datum_encode_into needs for len bytes of text. */
+#define GSST_DATUM_ENCODE_BOUND(len)	(VARHDRSZ + (Size) (len) + GSST_ENCODE_SLACK)
+extern struct varlena *gsst_datum_encode_into(const gsst_encoder *enc, uint32 table_id,
+											  const char *data, Size len,
+											  struct varlena *dest);
 extern struct varlena *gsst_datum_encode(const gsst_encoder *enc, uint32 table_id,
 										 const char *data, Size len);
 extern struct varlena *gsst_encode_bytes(const char *data, Size len, int32 family,

@@ -41,11 +41,23 @@ typedef struct RewriteBatch
 	int			nentries;
 	int			capacity;
 	int32	   *value_index;	/* per live tuple and column: value, or -1 */
+	int			value_cap;		/* live tuples value_index has room for */
 	int			nlive;
 	Size		tuple_bytes;
 	int			range_no;
 	bool		ends_range;		/* the last batch of its range */
+	GsstArena	tuples;			/* the copies of the old tuples */
+	GsstBuffer	decoded;		/* a value decoded for recoding */
 } RewriteBatch;
+
+/*
+ * New tuples are formed and emitted in groups of at most this many tuples
+ * and bytes, in a context reset after each group: its kept block holds a
+ * group, so forming takes no fresh memory.
+ */
+#define FORM_GROUP_TUPLES	256
+#define FORM_GROUP_BYTES	(512 * 1024)
+#define FORM_CONTEXT_BYTES	(1024 * 1024)
 
 /* The range being read. */
 typedef struct RangeScan
@@ -71,21 +83,71 @@ gsst_rewrite_attnums(Relation rel, int ncolumns, const GsstColumn *columns)
 	return attnums;
 }
 
+/* A copy of tuple in arena, as heap_copytuple makes one. */
+static HeapTuple
+copy_tuple(GsstArena *arena, HeapTuple tuple)
+{
+	HeapTuple	copy = gsst_arena_alloc(arena, HEAPTUPLESIZE + tuple->t_len);
+
+	copy->t_len = tuple->t_len;
+	copy->t_self = tuple->t_self;
+	copy->t_tableOid = tuple->t_tableOid;
+	copy->t_data = (HeapTupleHeader) ((char *) copy + HEAPTUPLESIZE);
+	memcpy(copy->t_data, tuple->t_data, tuple->t_len);
+	return copy;
+}
+
+/* An empty batch: reuse, a batch done with, or else a new one. */
+static RewriteBatch *
+empty_batch(GsstRewriteProducer *p, RewriteBatch *reuse, MemoryContext parent)
+{
+	GsstBatch  *encode;
+	RewriteBatch *batch;
+
+	if (reuse != NULL)
+	{
+		batch = reuse;
+		gsst_batch_reset(batch->encode);
+		gsst_arena_reset(&batch->tuples);
+		batch->nentries = 0;
+		batch->nlive = 0;
+		batch->tuple_bytes = 0;
+		batch->ends_range = false;
+	}
+	else
+	{
+		encode = gsst_batch_create(parent, p->ncolumns);
+		batch = MemoryContextAllocZero(encode->cxt, sizeof(RewriteBatch));
+		batch->encode = encode;
+		batch->capacity = 1024;
+		batch->entries = MemoryContextAlloc(encode->cxt,
+											sizeof(RewriteEntry) * batch->capacity);
+		batch->value_cap = 1024;
+		batch->value_index = MemoryContextAlloc(encode->cxt, sizeof(int32) *
+												batch->value_cap * Max(p->ncolumns, 1));
+		gsst_arena_init(&batch->tuples, encode->cxt);
+		batch->decoded.cxt = encode->cxt;
+	}
+	for (int c = 0; c < p->ncolumns; c++)
+		gsst_batch_set_table(&batch->encode->columns[c], p->columns[c].family,
+							 p->columns[c].table_id, p->columns[c].encoder,
+							 batch->encode->cxt);
+	return batch;
+}
+
 /*
- * Read tuples into a new batch until it holds gsst.batch_bytes of text to
- * encode or its range ends; NULL when no range is left.  Visibility is
+ * Read tuples into an empty batch until it holds gsst.batch_bytes of text
+ * to encode or its range ends; NULL when no range is left.  Visibility is
  * judged as VACUUM FULL does.
  */
 static RewriteBatch *
-fill_batch(GsstRewriteProducer *p, RangeScan *rs, MemoryContext parent)
+fill_batch(GsstRewriteProducer *p, RangeScan *rs, RewriteBatch *reuse, MemoryContext parent)
 {
 	GsstBatch  *encode;
 	RewriteBatch *batch;
 	MemoryContext old;
 	TupleDesc	desc = RelationGetDescr(p->old_heap);
 	BufferHeapTupleTableSlot *hslot = (BufferHeapTupleTableSlot *) rs->slot;
-	GsstBuffer	decoded = GSST_BUFFER_INIT;
-	int			value_cap = 1024;
 	int			ncolumns = p->ncolumns;
 
 	if (rs->scan == NULL)
@@ -99,19 +161,10 @@ fill_batch(GsstRewriteProducer *p, RangeScan *rs, MemoryContext parent)
 		rs->scan = table_beginscan_strat(p->old_heap, SnapshotAny, 0, NULL, true, false);
 		heap_setscanlimits(rs->scan, start, nblocks);
 	}
-	encode = gsst_batch_create(parent, ncolumns);
-	batch = MemoryContextAllocZero(encode->cxt, sizeof(RewriteBatch));
+	batch = empty_batch(p, reuse, parent);
+	encode = batch->encode;
 	old = MemoryContextSwitchTo(encode->cxt);
 	batch->range_no = rs->range_no;
-
-	batch->encode = encode;
-	batch->capacity = 1024;
-	batch->entries = palloc(sizeof(RewriteEntry) * batch->capacity);
-	batch->value_index = palloc(sizeof(int32) * value_cap * Max(ncolumns, 1));
-	for (int c = 0; c < ncolumns; c++)
-		gsst_batch_set_table(&encode->columns[c], p->columns[c].family,
-							 p->columns[c].table_id, p->columns[c].encoder, encode->cxt);
-	decoded.cxt = encode->cxt;
 
 	while (gsst_batch_raw_bytes(encode) < (Size) gsst_batch_bytes &&
 		   batch->tuple_bytes < 4 * (Size) gsst_batch_bytes &&
@@ -173,18 +226,18 @@ fill_batch(GsstRewriteProducer *p, RangeScan *rs, MemoryContext parent)
 			batch->entries = repalloc_huge(batch->entries, sizeof(RewriteEntry) * batch->capacity);
 		}
 		e = &batch->entries[batch->nentries++];
-		e->tuple = heap_copytuple(tuple);
+		e->tuple = copy_tuple(&batch->tuples, tuple);
 		e->dead = isdead;
 		e->first_value = -1;
 		batch->tuple_bytes += tuple->t_len;
 		if (isdead)
 			continue;
 
-		if (batch->nlive == value_cap)
+		if (batch->nlive == batch->value_cap)
 		{
-			value_cap *= 2;
-			batch->value_index = repalloc_huge(batch->value_index,
-											   sizeof(int32) * value_cap * Max(ncolumns, 1));
+			batch->value_cap *= 2;
+			batch->value_index = repalloc_huge(batch->value_index, sizeof(int32) *
+											   batch->value_cap * Max(ncolumns, 1));
 		}
 		e->first_value = batch->nlive * ncolumns;
 		batch->nlive++;
@@ -199,7 +252,7 @@ fill_batch(GsstRewriteProducer *p, RangeScan *rs, MemoryContext parent)
 			{
 				struct varlena *value = (struct varlena *) PG_DETOAST_DATUM_PACKED(d);
 				Size		len;
-				const char *bytes = gsst_value_bytes(value, &len, &decoded);
+				const char *bytes = gsst_value_bytes(value, &len, &batch->decoded);
 
 				vi = gsst_batch_add(col, bytes, len);
 				if ((Pointer) value != DatumGetPointer(d))
@@ -210,69 +263,73 @@ fill_batch(GsstRewriteProducer *p, RangeScan *rs, MemoryContext parent)
 			batch->value_index[e->first_value + c] = vi;
 		}
 	}
-	if (decoded.data)
-		pfree(decoded.data);
 	MemoryContextSwitchTo(old);
 	return batch;
 }
 
 /*
- * Form the new tuples of a finished batch, then emit them with their old
- * versions, in scan order.  Forming all first times each step once a batch.
+ * Form the new tuples of a finished batch and emit them with their old
+ * versions, in scan order: a group is formed, then emitted, so that each
+ * step is timed once a group.
  */
 static void
-emit_batch(GsstRewriteProducer *p, RewriteBatch *batch, Datum *values, bool *isnull)
+emit_batch(GsstRewriteProducer *p, RewriteBatch *batch, MemoryContext form_cxt,
+		   Datum *values, bool *isnull)
 {
 	TupleDesc	desc = RelationGetDescr(p->old_heap);
-	MemoryContext old = MemoryContextSwitchTo(batch->encode->cxt);
-	HeapTuple  *formed = palloc(sizeof(HeapTuple) * Max(batch->nentries, 1));
-	instr_time	start;
-	instr_time	formed_at;
-	instr_time	end;
+	HeapTuple	formed[FORM_GROUP_TUPLES];
+	int			next;
 
-	INSTR_TIME_SET_CURRENT(start);
-	for (int i = 0; i < batch->nentries; i++)
+	for (int first = 0; first < batch->nentries; first = next)
 	{
-		RewriteEntry *e = &batch->entries[i];
+		Size		bytes = 0;
+		instr_time	start;
+		instr_time	formed_at;
+		instr_time	end;
+		MemoryContext old;
 
-		formed[i] = NULL;
-		if (e->dead)
-			continue;
-		heap_deform_tuple(e->tuple, desc, values, isnull);
-		/* the new heap has the old one's attributes, dropped ones too */
-		for (int a = 0; a < desc->natts; a++)
-			if (TupleDescAttr(desc, a)->attisdropped)
-				isnull[a] = true;
-		for (int c = 0; c < p->ncolumns; c++)
+		INSTR_TIME_SET_CURRENT(start);
+		old = MemoryContextSwitchTo(form_cxt);
+		for (next = first; next < batch->nentries && next - first < FORM_GROUP_TUPLES &&
+			 bytes < FORM_GROUP_BYTES; next++)
 		{
-			int32		vi = batch->value_index[e->first_value + c];
+			RewriteEntry *e = &batch->entries[next];
 
-			if (vi >= 0)
+			formed[next - first] = NULL;
+			if (e->dead)
+				continue;
+			heap_deform_tuple(e->tuple, desc, values, isnull);
+			/* the new heap has the old one's attributes, dropped ones too */
+			for (int a = 0; a < desc->natts; a++)
+				if (TupleDescAttr(desc, a)->attisdropped)
+					isnull[a] = true;
+			for (int c = 0; c < p->ncolumns; c++)
 			{
-				values[p->attnums[c] - 1] =
-					PointerGetDatum(batch->encode->columns[c].results[vi]);
-				p->counts.values_encoded++;
-			}
-		}
-		formed[i] = heap_form_tuple(desc, values, isnull);
-		if ((i & 1023) == 0)
-			CHECK_FOR_INTERRUPTS();
-	}
-	INSTR_TIME_SET_CURRENT(formed_at);
+				int32		vi = batch->value_index[e->first_value + c];
 
-	for (int i = 0; i < batch->nentries; i++)
-	{
-		p->emit(p->arg, batch->entries[i].tuple, formed[i]);
-		if (formed[i] != NULL)
-			heap_freetuple(formed[i]);
-		if ((i & 1023) == 0)
-			CHECK_FOR_INTERRUPTS();
+				if (vi >= 0)
+				{
+					values[p->attnums[c] - 1] =
+						PointerGetDatum(batch->encode->columns[c].results[vi]);
+					p->counts.values_encoded++;
+				}
+			}
+			formed[next - first] = heap_form_tuple(desc, values, isnull);
+			bytes += formed[next - first]->t_len;
+		}
+		MemoryContextSwitchTo(old);
+		INSTR_TIME_SET_CURRENT(formed_at);
+
+		for (int i = first; i < next; i++)
+			p->emit(p->arg, batch->entries[i].tuple, formed[i - first]);
+		MemoryContextReset(form_cxt);
+		CHECK_FOR_INTERRUPTS();
+		INSTR_TIME_SET_CURRENT(end);
+		INSTR_TIME_SUBTRACT(end, formed_at);
+		INSTR_TIME_SUBTRACT(formed_at, start);
+		p->counts.form_s += INSTR_TIME_GET_DOUBLE(formed_at);
+		p->counts.emit_s += INSTR_TIME_GET_DOUBLE(end);
 	}
-	INSTR_TIME_SET_CURRENT(end);
-	INSTR_TIME_SUBTRACT(end, formed_at);
-	INSTR_TIME_SUBTRACT(formed_at, start);
-	p->counts.form_s += INSTR_TIME_GET_DOUBLE(formed_at);
-	p->counts.emit_s += INSTR_TIME_GET_DOUBLE(end);
 
 	for (int c = 0; c < p->ncolumns; c++)
 		p->counts.raw_bytes += batch->encode->columns[c].len;
@@ -286,20 +343,27 @@ emit_batch(GsstRewriteProducer *p, RewriteBatch *batch, Datum *values, bool *isn
 	p->counts.handoff_s += INSTR_TIME_GET_DOUBLE(batch->encode->times.handoff);
 	p->counts.wait_s += INSTR_TIME_GET_DOUBLE(batch->encode->times.wait);
 	p->counts.encode_s += INSTR_TIME_GET_DOUBLE(batch->encode->times.encode);
-	MemoryContextSwitchTo(old);
 }
 
-/* Produce every range next_range gives, until it gives none. */
+/*
+ * Produce every range next_range gives, until it gives none.  Two batches
+ * take turns: one is read while the other is encoded, and each is filled
+ * again once its tuples are out.
+ */
 void
 gsst_rewrite_produce(GsstRewriteProducer *p)
 {
 	MemoryContext cxt = AllocSetContextCreate(CurrentMemoryContext, "gsst rewrite",
 											  ALLOCSET_DEFAULT_SIZES);
+	MemoryContext form_cxt = AllocSetContextCreate(cxt, "gsst rewrite form",
+												   FORM_CONTEXT_BYTES, FORM_CONTEXT_BYTES,
+												   ALLOCSET_DEFAULT_MAXSIZE);
 	TupleDesc	desc = RelationGetDescr(p->old_heap);
 	Datum	   *values = palloc(sizeof(Datum) * Max(desc->natts, 1));
 	bool	   *isnull = palloc(sizeof(bool) * Max(desc->natts, 1));
 	RangeScan	rs;
 	RewriteBatch *pending = NULL;
+	RewriteBatch *spare = NULL;
 	bool		ranges_left = true;
 
 	memset(&rs, 0, sizeof(rs));
@@ -314,27 +378,34 @@ gsst_rewrite_produce(GsstRewriteProducer *p)
 			instr_time	end;
 
 			INSTR_TIME_SET_CURRENT(start);
-			current = fill_batch(p, &rs, cxt);
+			current = fill_batch(p, &rs, spare, cxt);
 			INSTR_TIME_SET_CURRENT(end);
 			INSTR_TIME_SUBTRACT(end, start);
 			p->counts.scan_s += INSTR_TIME_GET_DOUBLE(end);
 			if (current == NULL)
 				ranges_left = false;
 			else
+			{
+				spare = NULL;
 				gsst_batch_submit(current->encode);
+			}
 		}
 		if (pending != NULL)
 		{
 			gsst_batch_finish(pending->encode);
-			emit_batch(p, pending, values, isnull);
+			emit_batch(p, pending, form_cxt, values, isnull);
 			if (pending->ends_range && p->range_done != NULL)
 				p->range_done(p->arg, pending->range_no);
-			gsst_batch_free(pending->encode);
+			if (spare != NULL)
+				gsst_batch_free(spare->encode);
+			spare = pending;
 		}
 		pending = current;
 		if (pending == NULL && !ranges_left)
 			break;
 	}
+	if (spare != NULL)
+		gsst_batch_free(spare->encode);
 	ExecDropSingleTupleTableSlot(rs.slot);
 	pfree(values);
 	pfree(isnull);
