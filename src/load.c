@@ -62,6 +62,7 @@ typedef struct LoadBatch
 	SPITupleTable *tuptable;
 	uint64		nrows;
 	int32	   *value_index;	/* per row and gsst column: value, or -1 */
+	uint64		value_rows;		/* rows value_index has room for */
 	const int  *source_col;		/* per gsst column: its source column */
 	int64		token;
 	uint64		first_row;		/* its first row's number in the source, from 1 */
@@ -142,23 +143,46 @@ source_text(Datum d, Oid typid, Oid gsst_type, Size *len, GsstBuffer *buf,
 	return VARDATA_ANY(value);
 }
 
+/*
+ * A batch of the rows of tuptable: reuse, a batch done with, filled again,
+ * or else a new one.
+ */
 static LoadBatch *
-make_load_batch(LoadPlan *lp, SPITupleTable *tuptable, uint64 nrows, MemoryContext parent)
+make_load_batch(LoadPlan *lp, SPITupleTable *tuptable, uint64 nrows, MemoryContext parent,
+				LoadBatch *reuse)
 {
 	const GsstCatalog *cat = gsst_catalog(false);
-	GsstBatch  *encode = gsst_batch_create(parent, lp->ncolumns);
-	LoadBatch  *batch = MemoryContextAllocZero(encode->cxt, sizeof(LoadBatch));
-	MemoryContext old = MemoryContextSwitchTo(encode->cxt);
+	GsstBatch  *encode;
+	LoadBatch  *batch;
+	MemoryContext old;
 	GsstBuffer	decoded = GSST_BUFFER_INIT;
 	bool		need_learning = false;
 
+	if (reuse != NULL)
+	{
+		batch = reuse;
+		encode = batch->encode;
+		gsst_batch_reset(encode);
+	}
+	else
+	{
+		encode = gsst_batch_create(parent, lp->ncolumns);
+		batch = MemoryContextAllocZero(encode->cxt, sizeof(LoadBatch));
+		batch->encode = encode;
+	}
+	old = MemoryContextSwitchTo(encode->cxt);
 	decoded.cxt = encode->cxt;
-	batch->encode = encode;
 	batch->tuptable = tuptable;
 	batch->nrows = nrows;
 	batch->source_col = lp->source_col;
-	batch->value_index = MemoryContextAllocHuge(encode->cxt,
-												sizeof(int32) * nrows * Max(lp->ncolumns, 1));
+	if (batch->value_rows < nrows)
+	{
+		if (batch->value_index != NULL)
+			pfree(batch->value_index);
+		batch->value_index = MemoryContextAllocHuge(encode->cxt, sizeof(int32) * nrows *
+													Max(lp->ncolumns, 1));
+		batch->value_rows = nrows;
+	}
 	for (int c = 0; c < lp->ncolumns; c++)
 	{
 		gsst_batch_set_table(&encode->columns[c], lp->columns[c].family,
@@ -531,6 +555,7 @@ gsst_load(PG_FUNCTION_ARGS)
 	LoadPlan	lp;
 	StringInfoData sql;
 	LoadBatch  *pending = NULL;
+	LoadBatch  *spare = NULL;
 	uint64		total = 0;
 	uint64		rows_read = 0;
 	bool		source_done = false;
@@ -731,7 +756,8 @@ gsst_load(PG_FUNCTION_ARGS)
 			nread = SPI_processed;
 			if (nread > 0)
 			{
-				current = make_load_batch(&lp, SPI_tuptable, nread, cxt);
+				current = make_load_batch(&lp, SPI_tuptable, nread, cxt, spare);
+				spare = NULL;
 				current->first_row = rows_read + 1;
 				rows_read += nread;
 				gsst_batch_submit(current->encode);
@@ -753,7 +779,10 @@ gsst_load(PG_FUNCTION_ARGS)
 			else
 				batches_here++;
 			SPI_freetuptable(pending->tuptable);
-			gsst_batch_free(pending->encode);
+			pending->tuptable = NULL;
+			if (spare != NULL)
+				gsst_batch_free(spare->encode);
+			spare = pending;
 		}
 		pending = current;
 		if (pending == NULL && source_done)
