@@ -15,7 +15,8 @@
 # Timed: gsst.compress_table of the raw table (after SET COMPRESSION gsst)
 # with gsst.gpu on (big) and off (big_cpu, a copy), VACUUM FULL of the raw
 # copy; then, on the compressed table, VACUUM FULL and compress_table with
-# retrain (decode, learn, encode) on and off; and gsst.load against COPY on a
+# retrain (decode, learn, encode) on and off; and gsst.load (GPU, CPU, and
+# CPU with $LOAD_WORKERS encoder workers, default 8) against COPY on a
 # quarter of the rows.  Checked: every row of big (GPU) against big_cpu
 # (CPU, its own dictionary trained on the same values: sizes and text), a
 # sample of each against per-row encoding, and every row gsst.load
@@ -87,10 +88,13 @@ EOF
 	PSQL -At -c "SELECT 'src: ' || count(*) || ' rows, ' || round(sum(length(c)) / 1e9, 2) || ' GB of text' FROM src"
 	run load_gpu   -c "SET gsst.gpu = on" -c "SELECT gsst.load('l', 'SELECT id, c FROM src', 50000)"
 	run load_cpu   -c "SET gsst.gpu = off" -c "SELECT gsst.load('l', 'SELECT id + 1000000000000, c FROM src', 50000)"
+	run load_cpu_pool -c "SET gsst.gpu = off" -c "SET max_parallel_maintenance_workers = ${LOAD_WORKERS:-8}" \
+		-c "SELECT gsst.load('l', 'SELECT id + 2000000000000, c FROM src', 50000)"
 	run copy_gsst  -c "COPY l_copy FROM '$ROOT/sock/src.copy'"
 	run copy_text  -c "COPY l_text FROM '$ROOT/sock/src.copy'"
 	say "every row gsst.load stored via the GPU against the same row stored on the CPU"
 	PSQL -At -c "SELECT 'pairs ' || count(*) || ', differing ' || count(*) FILTER (WHERE gsst.datum(a.c) IS DISTINCT FROM gsst.datum(b.c)) FROM l a JOIN l b ON b.id = a.id + 1000000000000"
+	PSQL -At -c "SELECT 'encoder pool against the GPU: pairs ' || count(*) || ', differing ' || count(*) FILTER (WHERE gsst.datum(a.c) IS DISTINCT FROM gsst.datum(b.c)) FROM l a JOIN l b ON b.id = a.id + 2000000000000"
 	PSQL -c "SELECT \"values\", encoded_values, round(ratio::numeric, 3) AS ratio, dictionaries FROM gsst.column_stats('l')"
 	PSQL -x -c "SELECT mode, gpu_batches, cpu_batches, failed_batches, backend_fallbacks, errors FROM gsst.worker_status"
 fi

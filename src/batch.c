@@ -89,6 +89,7 @@ gsst_batch_reset(GsstBatch *batch)
 
 		col->nvalues = 0;
 		col->len = 0;
+		col->results_ready = false;
 		if (col->offsets != NULL)
 			col->offsets[0] = 0;
 	}
@@ -296,9 +297,38 @@ results_from_worker(GsstBatch *batch)
 	return ok;
 }
 
+/* Room in col->results for every value. */
+static void
+results_reserve(GsstBatch *batch, GsstBatchColumn *col)
+{
+	if (col->results == NULL || col->results_cap < col->nvalues)
+	{
+		if (col->results != NULL)
+			pfree(col->results);
+		col->results_cap = Max(col->nvalues, col->capacity);
+		col->results = MemoryContextAllocHuge(batch->cxt,
+											  sizeof(struct varlena *) * Max(col->results_cap, 1));
+	}
+}
+
+/*
+ * A column whose results are filled before gsst_batch_finish (by
+ * encode_pool.c): they start NULL, and finish encodes those left NULL.
+ */
+void
+gsst_batch_results_init(GsstBatch *batch, int column)
+{
+	GsstBatchColumn *col = &batch->columns[column];
+
+	results_reserve(batch, col);
+	memset(col->results, 0, sizeof(struct varlena *) * col->nvalues);
+	col->results_ready = true;
+}
+
 /*
  * Fill every column's results: from the worker's answer, or encoded here
- * when the worker did not take the batch or could not answer it.
+ * when the worker did not take the batch or could not answer it (and for
+ * values results_init left to it).
  */
 void
 gsst_batch_finish(GsstBatch *batch)
@@ -309,16 +339,8 @@ gsst_batch_finish(GsstBatch *batch)
 
 	for (int c = 0; c < batch->ncolumns; c++)
 	{
-		GsstBatchColumn *col = &batch->columns[c];
-
-		if (col->results_cap < col->nvalues || col->results == NULL)
-		{
-			if (col->results != NULL)
-				pfree(col->results);
-			col->results_cap = Max(col->nvalues, col->capacity);
-			col->results = MemoryContextAllocHuge(batch->cxt,
-												  sizeof(struct varlena *) * Max(col->results_cap, 1));
-		}
+		if (!batch->columns[c].results_ready)
+			results_reserve(batch, &batch->columns[c]);
 	}
 	batch->used_worker = batch->request != NULL && results_from_worker(batch);
 
@@ -333,9 +355,11 @@ gsst_batch_finish(GsstBatch *batch)
 		for (int i = 0; i < col->nvalues; i++)
 		{
 			Size		len = col->offsets[i + 1] - col->offsets[i];
-			struct varlena *v = gsst_arena_alloc(&batch->results_arena,
-												 GSST_DATUM_ENCODE_BOUND(len));
+			struct varlena *v;
 
+			if (col->results_ready && col->results[i] != NULL)
+				continue;
+			v = gsst_arena_alloc(&batch->results_arena, GSST_DATUM_ENCODE_BOUND(len));
 			col->results[i] = gsst_datum_encode_into(col->encoder, col->table_id,
 													 col->data + col->offsets[i], len, v);
 			gsst_arena_shrink_last(&batch->results_arena, v, VARSIZE(v));

@@ -51,6 +51,7 @@ typedef struct GsstBatchColumn
 	uint64	   *offsets;		/* nvalues + 1 entries */
 	struct varlena **results;
 	int			results_cap;	/* entries of results */
+	bool		results_ready;	/* filled before finish; NULL ones still to encode */
 } GsstBatchColumn;
 
 /* Where a bulk path's time went, summed over its batches. */
@@ -93,6 +94,7 @@ extern Size gsst_batch_raw_bytes(const GsstBatch *batch);
 extern void gsst_batch_submit(GsstBatch *batch);
 extern void gsst_batch_finish(GsstBatch *batch);
 extern void gsst_batch_reset(GsstBatch *batch);
+extern void gsst_batch_results_init(GsstBatch *batch, int column);
 extern void gsst_batch_free(GsstBatch *batch);
 extern void gsst_batch_times_add(GsstBatchTimes *sum, const GsstBatchTimes *add);
 

@@ -53,7 +53,15 @@
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
+#include "encode_pool.h"
 #include "worker.h"
+
+/*
+ * Batches the gsst worker did not take are encoded by a pool of background
+ * workers (encode_pool.c) once one holds this much text: for less, their
+ * start costs more than they save.
+ */
+#define LOAD_POOL_MIN_BYTES		(1024 * 1024)
 
 /* A batch of source rows on its way into the target. */
 typedef struct LoadBatch
@@ -564,6 +572,8 @@ gsst_load(PG_FUNCTION_ARGS)
 	ErrorContextCallback errcallback;
 	int64		batches_on_worker = 0;
 	int64		batches_here = 0;
+	GsstEncodePool *pool = NULL;
+	bool		pool_tried = false;
 
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
 		ereport(ERROR,
@@ -761,6 +771,16 @@ gsst_load(PG_FUNCTION_ARGS)
 				current->first_row = rows_read + 1;
 				rows_read += nread;
 				gsst_batch_submit(current->encode);
+				/* as parallel CREATE INDEX: max_parallel_maintenance_workers */
+				if (current->encode->request == NULL && current->encode->nparts > 0 &&
+					!pool_tried &&
+					gsst_batch_raw_bytes(current->encode) >= LOAD_POOL_MIN_BYTES)
+				{
+					pool = gsst_encode_pool_start(max_parallel_maintenance_workers);
+					pool_tried = true;
+				}
+				if (current->encode->request == NULL && pool != NULL)
+					gsst_encode_pool_submit(pool, current->encode);
 			}
 			if (nread < (uint64) batch_rows)
 				source_done = true;
@@ -771,6 +791,8 @@ gsst_load(PG_FUNCTION_ARGS)
 			ec.phase = LOAD_BATCH;
 			ec.first_row = pending->first_row;
 			ec.last_row = pending->first_row + pending->nrows - 1;
+			if (pool != NULL)
+				gsst_encode_pool_collect(pool, pending->encode);
 			gsst_batch_finish(pending->encode);
 			total += write_load_batch(insert_plan, ec.insert_sql, pending);
 			ec.phase = LOAD_CALL;
@@ -792,9 +814,10 @@ gsst_load(PG_FUNCTION_ARGS)
 
 	SPI_cursor_close(portal);
 	ereport(DEBUG1,
-			(errmsg("gsst.load: %llu rows, %lld batches encoded by the gsst worker, %lld in the backend",
+			(errmsg("gsst.load: %llu rows, %lld batches encoded by the gsst worker, %lld in the backend with %d encoder workers",
 					(unsigned long long) total, (long long) batches_on_worker,
-					(long long) batches_here)));
+					(long long) batches_here, gsst_encode_pool_size(pool))));
+	gsst_encode_pool_stop(pool);
 	MemoryContextDelete(cxt);
 	SPI_finish();
 	PG_RETURN_INT64((int64) total);
