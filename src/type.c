@@ -39,19 +39,6 @@ typmod_family(int32 typmod)
 	return typmod > 0 ? typmod : 0;
 }
 
-/* Check the bytes of an untrusted encoded datum and that they decode to text. */
-static void
-validate_encoded(const struct varlena *value)
-{
-	GsstBuffer	buf = GSST_BUFFER_INIT;
-	Size		len;
-	const char *bytes = gsst_value_bytes(value, &len, &buf);
-
-	gsst_verify_text(bytes, len);
-	if (buf.data)
-		pfree(buf.data);
-}
-
 Datum
 gsst_in(PG_FUNCTION_ARGS)
 {
@@ -88,7 +75,9 @@ gsst_out(PG_FUNCTION_ARGS)
  * is checked like textrecv does and encoded with the column's family.  An
  * encoded datum (leading 0x00) is accepted only from a role that may read
  * its dictionary's family, when its table exists and its codes decode to
- * valid text; it is stored as it came.
+ * valid text; it is stored as gsst itself would store that text with that
+ * dictionary (gsst_datum_canonical), so that equal texts of one dictionary
+ * are equal bytes.
  */
 Datum
 gsst_recv(PG_FUNCTION_ARGS)
@@ -100,11 +89,13 @@ gsst_recv(PG_FUNCTION_ARGS)
 
 	if (remaining > 0 && msg->data[msg->cursor] == '\0')
 	{
-		result = (struct varlena *) palloc(VARHDRSZ + remaining);
-		SET_VARSIZE(result, VARHDRSZ + remaining);
-		pq_copymsgbytes(msg, VARDATA(result), remaining);
-		gsst_require_read_right(result);
-		validate_encoded(result);
+		struct varlena *given = (struct varlena *) palloc(VARHDRSZ + remaining);
+
+		SET_VARSIZE(given, VARHDRSZ + remaining);
+		pq_copymsgbytes(msg, VARDATA(given), remaining);
+		gsst_require_read_right(given);
+		result = gsst_datum_canonical(given);
+		pfree(given);
 	}
 	else
 	{
