@@ -30,6 +30,7 @@
 #include "gsst.h"
 
 #include "common/hashfn.h"
+#include "port/pg_bswap.h"
 #include "nodes/primnodes.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -45,6 +46,7 @@ typedef struct ProbeCode
 {
 	uint32		table_id;
 	uint32		len;
+	uint32		hlen;			/* its header's length; 0 when stored raw */
 	char	   *payload;
 } ProbeCode;
 
@@ -265,6 +267,9 @@ probe_code(CompareState *st, Probe *p, uint32 table_id)
 	pc->len = VARSIZE_ANY_EXHDR(datum);
 	pc->payload = MemoryContextAlloc(st->cxt, pc->len + 1);
 	memcpy(pc->payload, VARDATA_ANY(datum), pc->len);
+	pc->hlen = 0;
+	if (!payload_is_raw(pc->payload, pc->len))
+		pc->hlen = gsst_datum_header_parse((const uint8 *) pc->payload, pc->len, NULL);
 	pfree(datum);
 	p->last = p->ncodes++;
 	return pc;
@@ -293,6 +298,15 @@ probe_equal(CompareState *st, struct varlena *probe, bool probe_gsst,
 	/* a value is stored encoded only when that is shorter than its text */
 	if (nv >= p->textlen)
 		return EQ_NO;
+	/* the dictionary met last: its payload starts with the same header */
+	if (p->last < p->ncodes)
+	{
+		pc = &p->codes[p->last];
+		if (nv == pc->len && memcmp(pv, pc->payload, nv) == 0)
+			return EQ_YES;
+		if (pc->hlen > 0 && nv > pc->hlen && memcmp(pv, pc->payload, pc->hlen) == 0)
+			return EQ_NO;
+	}
 	if (gsst_datum_header_parse((const uint8 *) pv, nv, &table_id) < 0)
 		return EQ_DECODE;
 	pc = probe_code(st, p, table_id);
@@ -508,12 +522,16 @@ gsst_hash_extended(PG_FUNCTION_ARGS)
 
 /*
  * Sort support: decode into two buffers kept for the whole sort, and
- * compare like bttextcmp does (varstr_cmp).
+ * compare like bttextcmp does (varstr_cmp).  Under the C collation the
+ * abbreviated key is text's: the first 8 bytes of the decoded text as a
+ * big-endian integer (varstr_abbrev_convert), so ties and equal prefixes
+ * alone compare in full.
  */
 typedef struct GsstSortState
 {
 	GsstBuffer	left;
 	GsstBuffer	right;
+	GsstBuffer	abbrev;
 } GsstSortState;
 
 static int
@@ -536,6 +554,48 @@ gsst_fastcmp(Datum x, Datum y, SortSupport ssup)
 	return result;
 }
 
+static Datum
+gsst_abbrev_convert(Datum original, SortSupport ssup)
+{
+	GsstSortState *state = (GsstSortState *) ssup->ssup_extra;
+	struct varlena *v = PG_DETOAST_DATUM_PACKED(original);
+	Size		len;
+	const char *bytes = gsst_value_bytes(v, &len, &state->abbrev);
+	Datum		res = (Datum) 0;
+
+	memcpy(&res, bytes, Min(len, sizeof(Datum)));
+	if ((Pointer) v != DatumGetPointer(original))
+		pfree(v);
+	return DatumBigEndianToNative(res);
+}
+
+static bool
+gsst_abbrev_abort(int memtupcount, SortSupport ssup)
+{
+	return false;
+}
+
+/*
+ * utils/pg_locale.h includes ICU's headers, which a server built with ICU
+ * needs but its development package does not pull in; the one function
+ * used here is declared by hand.  PostgreSQL 18 replaced it with a field
+ * of pg_locale_t (that header again): there, gsst sorts without
+ * abbreviated keys.
+ */
+#if PG_VERSION_NUM < 180000
+extern bool lc_collate_is_c(Oid collation);
+#endif
+
+static bool
+collation_is_c(Oid collid)
+{
+#if PG_VERSION_NUM < 180000
+	return OidIsValid(collid) && lc_collate_is_c(collid);
+#else
+	return false;
+#endif
+}
+
 PG_FUNCTION_INFO_V1(gsst_sortsupport);
 Datum
 gsst_sortsupport(PG_FUNCTION_ARGS)
@@ -546,7 +606,15 @@ gsst_sortsupport(PG_FUNCTION_ARGS)
 	state = MemoryContextAllocZero(ssup->ssup_cxt, sizeof(GsstSortState));
 	state->left.cxt = ssup->ssup_cxt;
 	state->right.cxt = ssup->ssup_cxt;
+	state->abbrev.cxt = ssup->ssup_cxt;
 	ssup->ssup_extra = state;
 	ssup->comparator = gsst_fastcmp;
+	if (ssup->abbreviate && collation_is_c(ssup->ssup_collation))
+	{
+		ssup->comparator = ssup_datum_unsigned_cmp;
+		ssup->abbrev_converter = gsst_abbrev_convert;
+		ssup->abbrev_abort = gsst_abbrev_abort;
+		ssup->abbrev_full_comparator = gsst_fastcmp;
+	}
 	PG_RETURN_VOID();
 }

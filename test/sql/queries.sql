@@ -173,6 +173,12 @@ FROM (SELECT c COLLATE qci FROM qv WHERE c LIKE 'user1%' GROUP BY 1) s;
 SELECT count(*) AS case_insensitive_groups_text
 FROM (SELECT c COLLATE qci FROM qt WHERE c LIKE 'user1%' GROUP BY 1) s;
 
+-- Sorting (abbreviated keys under the C collation) orders as text does.
+SELECT count(*) AS sort_disagreements
+FROM (SELECT row_number() OVER (ORDER BY c, id) AS rn, id FROM qv) a
+JOIN (SELECT row_number() OVER (ORDER BY c, id) AS rn, id FROM qt) b USING (rn)
+WHERE a.id <> b.id;
+
 -- Hashing equals text's, so hash joins and grouping with text agree.
 SELECT count(*) AS hash_disagreements FROM qv
 WHERE gsst.gsst_hash(c) <> hashtext(c::text)
