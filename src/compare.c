@@ -2,61 +2,437 @@
  * compare.c - comparison, hashing and sorting of gsst values.
  *
  * gsst compares as the text it decodes to, with the expression's
- * collation.  The functions decode both sides to text datums (a raw value
- * already is one) and hand them to text's own functions, so equality,
- * ordering and hashing are exactly text's, nondeterministic collations
- * included.  The cross-type gsst <op> text and text <op> gsst functions sit
- * in the same btree and hash families, so that WHERE c = $1 with a text
- * parameter can use an index on a gsst column.
+ * collation: equality, ordering and hashing are exactly text's,
+ * nondeterministic collations included.  The cross-type gsst <op> text and
+ * text <op> gsst functions sit in the same btree and hash families, so
+ * that WHERE c = $1 with a text parameter can use an index on a gsst
+ * column, and text columns can merge-join with and reference gsst ones.
+ *
+ * Equality under a deterministic collation does not decode.  Equal text
+ * is equal bytes there, and what gsst stores for a text is fixed by the
+ * text and the dictionary (gsst_datum_encode: the codes when header and
+ * codes are shorter than the text, else the text raw; every path that
+ * stores a value follows that rule, and binary input stores the same
+ * canonical form).  So a value stored raw equals T when its bytes are T's,
+ * and a value encoded with dictionary d equals T when its payload is what
+ * gsst_datum_encode(d, T) returns.  A side that stays the same from row to
+ * row (a constant, an external parameter, the elements of IN (...) or
+ * = ANY($1)) is a probe: it is encoded once per dictionary met and kept in
+ * fn_extra.  Two gsst values both raw, or encoded with one dictionary,
+ * compare their payloads.  Anything else (values of two dictionaries, a
+ * header this version does not know, nondeterministic collations) decodes
+ * into buffers kept in fn_extra.
+ *
+ * Encoding a probe with a dictionary needs no right on its family: the
+ * codes never leave this file, and the answer is the one decoding gives,
+ * which needs no right on stored values either.
  */
 #include "gsst.h"
 
+#include "common/hashfn.h"
+#include "port/pg_bswap.h"
+#include "nodes/primnodes.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/sortsupport.h"
 #include "utils/varlena.h"
 
-/* One argument, detoasted once, as a text datum. */
-typedef struct TextArg
-{
-	Pointer		orig;
-	struct varlena *detoasted;
-	text	   *txt;
-} TextArg;
+/* Probes kept per call site at most; values met past them decode. */
+#define MAX_PROBES	4096
 
-static void
-load_arg(FunctionCallInfo fcinfo, int argno, bool is_gsst, TextArg *arg)
+/* What a probe is stored as with one dictionary. */
+typedef struct ProbeCode
 {
-	arg->orig = DatumGetPointer(PG_GETARG_DATUM(argno));
-	arg->detoasted = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(argno));
-	arg->txt = is_gsst ? gsst_value_to_text(arg->detoasted)
-		: (text *) arg->detoasted;
+	uint32		table_id;
+	uint32		len;
+	uint32		hlen;			/* its header's length; 0 when stored raw */
+	char	   *payload;
+} ProbeCode;
+
+/* A value compared against many: the argument as given, and its text. */
+typedef struct Probe
+{
+	char	   *src;
+	Size		srclen;
+	bool		src_gsst;
+	char	   *text;
+	Size		textlen;
+	int			ncodes;
+	int			maxcodes;
+	int			last;			/* codes[last] was used last */
+	ProbeCode  *codes;
+} Probe;
+
+/* State of one call site, in fn_extra. */
+typedef struct CompareState
+{
+	MemoryContext cxt;
+	Oid			collid;
+	bool		deterministic;
+	int			probe_arg;		/* argument that stays the same, or -1 */
+	bool		probe_fixed;	/* a Const of an OpExpr: one probe for ever */
+	int			nprobes;
+	int			maxprobes;
+	int			next;			/* probe expected next (IN lists cycle) */
+	Probe	   *probes;
+	GsstBuffer	buf[2];
+} CompareState;
+
+/* The argument whose value does not change from row to row, or -1. */
+static int
+probe_argument(FmgrInfo *flinfo, bool *fixed)
+{
+	Node	   *expr = flinfo->fn_expr;
+
+	*fixed = false;
+	if (expr == NULL)
+		return -1;
+	for (int argno = 1; argno >= 0; argno--)
+	{
+		if (!get_fn_expr_arg_stable(flinfo, argno))
+			continue;
+		/* an external Param can change between calls (PL/pgSQL) */
+		*fixed = IsA(expr, OpExpr) &&
+			IsA(list_nth(((OpExpr *) expr)->args, argno), Const);
+		return argno;
+	}
+	return -1;
 }
 
 static void
-release_arg(TextArg *arg)
+set_collation(CompareState *st, Oid collid)
 {
-	if ((Pointer) arg->txt != (Pointer) arg->detoasted)
-		pfree(arg->txt);
-	if ((Pointer) arg->detoasted != arg->orig)
-		pfree(arg->detoasted);
+	st->collid = collid;
+	/* no collation: the decoding path raises text's error */
+	st->deterministic = OidIsValid(collid) && get_collation_isdeterministic(collid);
 }
 
+/* The call site's state, or NULL when called without an FmgrInfo. */
+static CompareState *
+compare_state(FunctionCallInfo fcinfo, bool with_probe)
+{
+	FmgrInfo   *flinfo = fcinfo->flinfo;
+	CompareState *st;
+
+	if (flinfo == NULL)
+		return NULL;
+	st = (CompareState *) flinfo->fn_extra;
+	if (st == NULL)
+	{
+		st = MemoryContextAllocZero(flinfo->fn_mcxt, sizeof(CompareState));
+		st->cxt = flinfo->fn_mcxt;
+		st->buf[0].cxt = st->cxt;
+		st->buf[1].cxt = st->cxt;
+		st->probe_arg = with_probe ? probe_argument(flinfo, &st->probe_fixed) : -1;
+		set_collation(st, PG_GET_COLLATION());
+		flinfo->fn_extra = st;
+	}
+	else if (st->collid != PG_GET_COLLATION())
+		set_collation(st, PG_GET_COLLATION());
+	return st;
+}
+
+static inline bool
+payload_is_raw(const char *p, Size n)
+{
+	return n == 0 || p[0] != 0;
+}
+
+/*
+ * An argument as a text datum: a text or raw gsst value is one already;
+ * an encoded value is decoded into buf, which keeps room for the varlena
+ * header in front.
+ */
+static text *
+arg_text(struct varlena *v, bool is_gsst, GsstBuffer *buf)
+{
+	Size		len;
+
+	if (!is_gsst || gsst_value_is_raw(v))
+		return (text *) v;
+	(void) gsst_value_bytes(v, &len, buf);
+	SET_VARSIZE(buf->data, VARHDRSZ + len);
+	return (text *) buf->data;
+}
+
+/* The same as bytes. */
+static const char *
+arg_bytes(struct varlena *v, bool is_gsst, Size *len, GsstBuffer *buf)
+{
+	if (!is_gsst)
+	{
+		*len = VARSIZE_ANY_EXHDR(v);
+		return VARDATA_ANY(v);
+	}
+	return gsst_value_bytes(v, len, buf);
+}
+
+static bool
+probe_is(const Probe *p, const char *src, Size srclen, bool src_gsst)
+{
+	return p->srclen == srclen && p->src_gsst == src_gsst &&
+		memcmp(p->src, src, srclen) == 0;
+}
+
+/* The probe for an argument, made on first sight; NULL past MAX_PROBES. */
+static Probe *
+find_probe(CompareState *st, struct varlena *arg, bool is_gsst)
+{
+	const char *src = VARDATA_ANY(arg);
+	Size		srclen = VARSIZE_ANY_EXHDR(arg);
+	int			found = -1;
+	Probe	   *p;
+	GsstBuffer	buf = {NULL, 0, st->cxt};
+	const char *text;
+	Size		textlen;
+
+	if (st->nprobes > 0)
+	{
+		if (st->probe_fixed)
+			return &st->probes[0];
+		if (probe_is(&st->probes[st->next], src, srclen, is_gsst))
+			found = st->next;
+		else if (probe_is(&st->probes[0], src, srclen, is_gsst))
+			found = 0;
+		else
+			for (int i = 1; i < st->nprobes; i++)
+				if (probe_is(&st->probes[i], src, srclen, is_gsst))
+				{
+					found = i;
+					break;
+				}
+	}
+	if (found < 0)
+	{
+		if (st->nprobes >= MAX_PROBES)
+			return NULL;
+		if (st->nprobes == st->maxprobes)
+		{
+			st->maxprobes = st->maxprobes ? st->maxprobes * 2 : 4;
+			st->probes = st->probes
+				? repalloc(st->probes, st->maxprobes * sizeof(Probe))
+				: MemoryContextAlloc(st->cxt, st->maxprobes * sizeof(Probe));
+		}
+		p = &st->probes[st->nprobes];
+		memset(p, 0, sizeof(Probe));
+		p->src = MemoryContextAlloc(st->cxt, srclen + 1);
+		memcpy(p->src, src, srclen);
+		p->srclen = srclen;
+		p->src_gsst = is_gsst;
+		text = arg_bytes(arg, is_gsst, &textlen, &buf);
+		if (text == src)
+			p->text = p->src;
+		else
+		{
+			p->text = MemoryContextAlloc(st->cxt, textlen + 1);
+			memcpy(p->text, text, textlen);
+		}
+		p->textlen = textlen;
+		if (buf.data)
+			pfree(buf.data);
+		found = st->nprobes++;
+	}
+	st->next = found + 1 < st->nprobes ? found + 1 : 0;
+	return &st->probes[found];
+}
+
+/* What the probe is stored as with dictionary table_id. */
+static const ProbeCode *
+probe_code(CompareState *st, Probe *p, uint32 table_id)
+{
+	struct varlena *datum;
+	ProbeCode  *pc;
+
+	if (p->last < p->ncodes && p->codes[p->last].table_id == table_id)
+		return &p->codes[p->last];
+	for (int i = 0; i < p->ncodes; i++)
+		if (p->codes[i].table_id == table_id)
+		{
+			p->last = i;
+			return &p->codes[i];
+		}
+
+	datum = gsst_datum_encode(gsst_dict_encoder(table_id), table_id,
+							  p->text, p->textlen);
+	if (p->ncodes == p->maxcodes)
+	{
+		p->maxcodes = p->maxcodes ? p->maxcodes * 2 : 2;
+		p->codes = p->codes
+			? repalloc(p->codes, p->maxcodes * sizeof(ProbeCode))
+			: MemoryContextAlloc(st->cxt, p->maxcodes * sizeof(ProbeCode));
+	}
+	pc = &p->codes[p->ncodes];
+	pc->table_id = table_id;
+	pc->len = VARSIZE_ANY_EXHDR(datum);
+	pc->payload = MemoryContextAlloc(st->cxt, pc->len + 1);
+	memcpy(pc->payload, VARDATA_ANY(datum), pc->len);
+	pc->hlen = 0;
+	if (!payload_is_raw(pc->payload, pc->len))
+		pc->hlen = gsst_datum_header_parse((const uint8 *) pc->payload, pc->len, NULL);
+	pfree(datum);
+	p->last = p->ncodes++;
+	return pc;
+}
+
+/* Equality results short of decoding: equal, not equal, or decode. */
+#define EQ_NO		0
+#define EQ_YES		1
+#define EQ_DECODE	(-1)
+
+/* A value against a probe (deterministic collations only). */
+static int
+probe_equal(CompareState *st, struct varlena *probe, bool probe_gsst,
+			struct varlena *value, bool value_gsst)
+{
+	Probe	   *p = find_probe(st, probe, probe_gsst);
+	const char *pv = VARDATA_ANY(value);
+	Size		nv = VARSIZE_ANY_EXHDR(value);
+	uint32		table_id;
+	const ProbeCode *pc;
+
+	if (p == NULL)
+		return EQ_DECODE;
+	if (!value_gsst || payload_is_raw(pv, nv))
+		return nv == p->textlen && memcmp(pv, p->text, nv) == 0;
+	/* a value is stored encoded only when that is shorter than its text */
+	if (nv >= p->textlen)
+		return EQ_NO;
+	/* the dictionary met last: its payload starts with the same header */
+	if (p->last < p->ncodes)
+	{
+		pc = &p->codes[p->last];
+		if (nv == pc->len && memcmp(pv, pc->payload, nv) == 0)
+			return EQ_YES;
+		if (pc->hlen > 0 && nv > pc->hlen && memcmp(pv, pc->payload, pc->hlen) == 0)
+			return EQ_NO;
+	}
+	if (gsst_datum_header_parse((const uint8 *) pv, nv, &table_id) < 0)
+		return EQ_DECODE;
+	pc = probe_code(st, p, table_id);
+	return nv == pc->len && memcmp(pv, pc->payload, nv) == 0;
+}
+
+/* Two gsst values by their payloads (deterministic collations only). */
+static int
+payloads_equal(struct varlena *a, struct varlena *b)
+{
+	const char *pa = VARDATA_ANY(a);
+	const char *pb = VARDATA_ANY(b);
+	Size		na = VARSIZE_ANY_EXHDR(a);
+	Size		nb = VARSIZE_ANY_EXHDR(b);
+	bool		raw_a = payload_is_raw(pa, na);
+	bool		raw_b = payload_is_raw(pb, nb);
+	uint32		table_a;
+	uint32		table_b;
+
+	if (na == nb && memcmp(pa, pb, na) == 0)
+		return EQ_YES;
+	if (raw_a && raw_b)
+		return EQ_NO;
+	if (raw_a != raw_b)
+	{
+		/* the encoded one's text is longer than its payload */
+		if ((raw_a && na <= nb) || (raw_b && nb <= na))
+			return EQ_NO;
+		return EQ_DECODE;
+	}
+	if (gsst_datum_header_parse((const uint8 *) pa, na, &table_a) < 0 ||
+		gsst_datum_header_parse((const uint8 *) pb, nb, &table_b) < 0)
+		return EQ_DECODE;
+	return table_a == table_b ? EQ_NO : EQ_DECODE;
+}
+
+static bool
+decoded_equal(FunctionCallInfo fcinfo, CompareState *st,
+			  struct varlena *a, bool a_gsst, struct varlena *b, bool b_gsst)
+{
+	GsstBuffer	local[2] = {GSST_BUFFER_INIT, GSST_BUFFER_INIT};
+	GsstBuffer *buf = st ? st->buf : local;
+	bool		result;
+
+	if (st && st->deterministic)
+	{
+		Size		la;
+		Size		lb;
+		const char *ba = arg_bytes(a, a_gsst, &la, &buf[0]);
+		const char *bb = arg_bytes(b, b_gsst, &lb, &buf[1]);
+
+		result = la == lb && memcmp(ba, bb, la) == 0;
+	}
+	else
+		result = DatumGetBool(DirectFunctionCall2Coll(texteq, PG_GET_COLLATION(),
+													  PointerGetDatum(arg_text(a, a_gsst, &buf[0])),
+													  PointerGetDatum(arg_text(b, b_gsst, &buf[1]))));
+	for (int i = 0; i < 2; i++)
+		if (local[i].data)
+			pfree(local[i].data);
+	return result;
+}
+
+static bool
+values_equal(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
+{
+	CompareState *st = compare_state(fcinfo, true);
+	Datum		da = PG_GETARG_DATUM(0);
+	Datum		db = PG_GETARG_DATUM(1);
+	struct varlena *a = PG_DETOAST_DATUM_PACKED(da);
+	struct varlena *b = PG_DETOAST_DATUM_PACKED(db);
+	int			r = EQ_DECODE;
+	bool		result;
+
+	if (st && st->deterministic)
+	{
+		if (st->probe_arg == 1)
+			r = probe_equal(st, b, right_gsst, a, left_gsst);
+		else if (st->probe_arg == 0)
+			r = probe_equal(st, a, left_gsst, b, right_gsst);
+		else if (left_gsst && right_gsst)
+			r = payloads_equal(a, b);
+	}
+	result = r == EQ_DECODE ? decoded_equal(fcinfo, st, a, left_gsst, b, right_gsst)
+		: r == EQ_YES;
+
+	if ((Pointer) a != DatumGetPointer(da))
+		pfree(a);
+	if ((Pointer) b != DatumGetPointer(db))
+		pfree(b);
+	return result;
+}
+
+/* Ordering: text's function on the decoded values. */
 static Datum
 call_text_fn(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst,
 			 PGFunction textfn)
 {
-	TextArg		a;
-	TextArg		b;
+	CompareState *st = compare_state(fcinfo, false);
+	GsstBuffer	local[2] = {GSST_BUFFER_INIT, GSST_BUFFER_INIT};
+	GsstBuffer *buf = st ? st->buf : local;
+	Datum		da = PG_GETARG_DATUM(0);
+	Datum		db = PG_GETARG_DATUM(1);
+	struct varlena *a = PG_DETOAST_DATUM_PACKED(da);
+	struct varlena *b = PG_DETOAST_DATUM_PACKED(db);
 	Datum		result;
 
-	load_arg(fcinfo, 0, left_gsst, &a);
-	load_arg(fcinfo, 1, right_gsst, &b);
 	result = DirectFunctionCall2Coll(textfn, PG_GET_COLLATION(),
-									 PointerGetDatum(a.txt),
-									 PointerGetDatum(b.txt));
-	release_arg(&a);
-	release_arg(&b);
+									 PointerGetDatum(arg_text(a, left_gsst, &buf[0])),
+									 PointerGetDatum(arg_text(b, right_gsst, &buf[1])));
+	for (int i = 0; i < 2; i++)
+		if (local[i].data)
+			pfree(local[i].data);
+	if ((Pointer) a != DatumGetPointer(da))
+		pfree(a);
+	if ((Pointer) b != DatumGetPointer(db))
+		pfree(b);
 	return result;
+}
+
+#define GSST_EQ_FN(name, left_gsst, right_gsst, negate) \
+PG_FUNCTION_INFO_V1(name); \
+Datum \
+name(PG_FUNCTION_ARGS) \
+{ \
+	PG_RETURN_BOOL(values_equal(fcinfo, left_gsst, right_gsst) != (negate)); \
 }
 
 #define GSST_COMPARE_FN(name, left_gsst, right_gsst, textfn) \
@@ -67,68 +443,95 @@ name(PG_FUNCTION_ARGS) \
 	return call_text_fn(fcinfo, left_gsst, right_gsst, textfn); \
 }
 
-GSST_COMPARE_FN(gsst_eq, true, true, texteq)
-GSST_COMPARE_FN(gsst_ne, true, true, textne)
+GSST_EQ_FN(gsst_eq, true, true, false)
+GSST_EQ_FN(gsst_ne, true, true, true)
 GSST_COMPARE_FN(gsst_lt, true, true, text_lt)
 GSST_COMPARE_FN(gsst_le, true, true, text_le)
 GSST_COMPARE_FN(gsst_gt, true, true, text_gt)
 GSST_COMPARE_FN(gsst_ge, true, true, text_ge)
 GSST_COMPARE_FN(gsst_cmp, true, true, bttextcmp)
 
-GSST_COMPARE_FN(gsst_text_eq, true, false, texteq)
-GSST_COMPARE_FN(gsst_text_ne, true, false, textne)
+GSST_EQ_FN(gsst_text_eq, true, false, false)
+GSST_EQ_FN(gsst_text_ne, true, false, true)
 GSST_COMPARE_FN(gsst_text_lt, true, false, text_lt)
 GSST_COMPARE_FN(gsst_text_le, true, false, text_le)
 GSST_COMPARE_FN(gsst_text_gt, true, false, text_gt)
 GSST_COMPARE_FN(gsst_text_ge, true, false, text_ge)
 GSST_COMPARE_FN(gsst_text_cmp, true, false, bttextcmp)
 
-GSST_COMPARE_FN(text_gsst_eq, false, true, texteq)
-GSST_COMPARE_FN(text_gsst_ne, false, true, textne)
+GSST_EQ_FN(text_gsst_eq, false, true, false)
+GSST_EQ_FN(text_gsst_ne, false, true, true)
 GSST_COMPARE_FN(text_gsst_lt, false, true, text_lt)
 GSST_COMPARE_FN(text_gsst_le, false, true, text_le)
 GSST_COMPARE_FN(text_gsst_gt, false, true, text_gt)
 GSST_COMPARE_FN(text_gsst_ge, false, true, text_ge)
 GSST_COMPARE_FN(text_gsst_cmp, false, true, bttextcmp)
 
-/* Hashes equal text's for the same decoded text and collation. */
+/*
+ * Hashes equal text's for the same decoded text and collation: under a
+ * deterministic collation hashtext hashes the bytes, which are hashed here
+ * where they lie (a raw value) or in a reused buffer; other collations go
+ * through hashtext itself.
+ */
+static Datum
+hash_value(FunctionCallInfo fcinfo, bool extended)
+{
+	CompareState *st = compare_state(fcinfo, false);
+	GsstBuffer	local = GSST_BUFFER_INIT;
+	GsstBuffer *buf = st ? &st->buf[0] : &local;
+	Datum		d = PG_GETARG_DATUM(0);
+	struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
+	Datum		result;
+
+	if (st && st->deterministic)
+	{
+		Size		len;
+		const char *bytes = gsst_value_bytes(v, &len, buf);
+
+		result = extended
+			? hash_any_extended((const unsigned char *) bytes, (int) len, PG_GETARG_INT64(1))
+			: hash_any((const unsigned char *) bytes, (int) len);
+	}
+	else if (extended)
+		result = DirectFunctionCall2Coll(hashtextextended, PG_GET_COLLATION(),
+										 PointerGetDatum(arg_text(v, true, buf)),
+										 PG_GETARG_DATUM(1));
+	else
+		result = DirectFunctionCall1Coll(hashtext, PG_GET_COLLATION(),
+										 PointerGetDatum(arg_text(v, true, buf)));
+	if (local.data)
+		pfree(local.data);
+	if ((Pointer) v != DatumGetPointer(d))
+		pfree(v);
+	return result;
+}
+
 PG_FUNCTION_INFO_V1(gsst_hash);
 Datum
 gsst_hash(PG_FUNCTION_ARGS)
 {
-	TextArg		a;
-	Datum		result;
-
-	load_arg(fcinfo, 0, true, &a);
-	result = DirectFunctionCall1Coll(hashtext, PG_GET_COLLATION(),
-									 PointerGetDatum(a.txt));
-	release_arg(&a);
-	return result;
+	return hash_value(fcinfo, false);
 }
 
 PG_FUNCTION_INFO_V1(gsst_hash_extended);
 Datum
 gsst_hash_extended(PG_FUNCTION_ARGS)
 {
-	TextArg		a;
-	Datum		result;
-
-	load_arg(fcinfo, 0, true, &a);
-	result = DirectFunctionCall2Coll(hashtextextended, PG_GET_COLLATION(),
-									 PointerGetDatum(a.txt),
-									 PG_GETARG_DATUM(1));
-	release_arg(&a);
-	return result;
+	return hash_value(fcinfo, true);
 }
 
 /*
  * Sort support: decode into two buffers kept for the whole sort, and
- * compare like bttextcmp does (varstr_cmp).
+ * compare like bttextcmp does (varstr_cmp).  Under the C collation the
+ * abbreviated key is text's: the first 8 bytes of the decoded text as a
+ * big-endian integer (varstr_abbrev_convert), so ties and equal prefixes
+ * alone compare in full.
  */
 typedef struct GsstSortState
 {
 	GsstBuffer	left;
 	GsstBuffer	right;
+	GsstBuffer	abbrev;
 } GsstSortState;
 
 static int
@@ -151,6 +554,48 @@ gsst_fastcmp(Datum x, Datum y, SortSupport ssup)
 	return result;
 }
 
+static Datum
+gsst_abbrev_convert(Datum original, SortSupport ssup)
+{
+	GsstSortState *state = (GsstSortState *) ssup->ssup_extra;
+	struct varlena *v = PG_DETOAST_DATUM_PACKED(original);
+	Size		len;
+	const char *bytes = gsst_value_bytes(v, &len, &state->abbrev);
+	Datum		res = (Datum) 0;
+
+	memcpy(&res, bytes, Min(len, sizeof(Datum)));
+	if ((Pointer) v != DatumGetPointer(original))
+		pfree(v);
+	return DatumBigEndianToNative(res);
+}
+
+static bool
+gsst_abbrev_abort(int memtupcount, SortSupport ssup)
+{
+	return false;
+}
+
+/*
+ * utils/pg_locale.h includes ICU's headers, which a server built with ICU
+ * needs but its development package does not pull in; the one function
+ * used here is declared by hand.  PostgreSQL 18 replaced it with a field
+ * of pg_locale_t (that header again): there, gsst sorts without
+ * abbreviated keys.
+ */
+#if PG_VERSION_NUM < 180000
+extern bool lc_collate_is_c(Oid collation);
+#endif
+
+static bool
+collation_is_c(Oid collid)
+{
+#if PG_VERSION_NUM < 180000
+	return OidIsValid(collid) && lc_collate_is_c(collid);
+#else
+	return false;
+#endif
+}
+
 PG_FUNCTION_INFO_V1(gsst_sortsupport);
 Datum
 gsst_sortsupport(PG_FUNCTION_ARGS)
@@ -161,7 +606,15 @@ gsst_sortsupport(PG_FUNCTION_ARGS)
 	state = MemoryContextAllocZero(ssup->ssup_cxt, sizeof(GsstSortState));
 	state->left.cxt = ssup->ssup_cxt;
 	state->right.cxt = ssup->ssup_cxt;
+	state->abbrev.cxt = ssup->ssup_cxt;
 	ssup->ssup_extra = state;
 	ssup->comparator = gsst_fastcmp;
+	if (ssup->abbreviate && collation_is_c(ssup->ssup_collation))
+	{
+		ssup->comparator = ssup_datum_unsigned_cmp;
+		ssup->abbrev_converter = gsst_abbrev_convert;
+		ssup->abbrev_abort = gsst_abbrev_abort;
+		ssup->abbrev_full_comparator = gsst_fastcmp;
+	}
 	PG_RETURN_VOID();
 }

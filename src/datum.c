@@ -218,6 +218,29 @@ gsst_require_read_right(const struct varlena *value)
 }
 
 /*
+ * An encoded value from outside (binary input) in the form gsst stores it:
+ * what gsst_datum_encode gives for its text with its own dictionary, codes
+ * or raw.  Equality compares stored bytes (compare.c), which holds only
+ * when every stored value has this one form.  The codes must decode to
+ * valid text; the caller has checked the right to read the dictionary.
+ */
+struct varlena *
+gsst_datum_canonical(const struct varlena *value)
+{
+	GsstBuffer	buf = GSST_BUFFER_INIT;
+	uint32		table_id = gsst_value_table_id(value);
+	Size		len;
+	const char *bytes = gsst_value_bytes(value, &len, &buf);
+	struct varlena *result;
+
+	gsst_verify_text(bytes, len);
+	result = gsst_datum_encode(gsst_dict_encoder(table_id), table_id, bytes, len);
+	if (buf.data)
+		pfree(buf.data);
+	return result;
+}
+
+/*
  * The decoded bytes of a detoasted (possibly short-header) gsst value.
  * Raw values point into the value itself; encoded ones are decoded into
  * buf, which keeps VARHDRSZ bytes free in front of the text and one byte

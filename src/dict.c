@@ -401,6 +401,25 @@ gsst_family_encoder(int32 family, uint32 *table_id)
 }
 
 /*
+ * The encoder of dictionary id, built on first use; an unknown id is
+ * data_corrupted.  The pointer is valid until the next cache lookup.
+ */
+const gsst_encoder *
+gsst_dict_encoder(uint32 id)
+{
+	DictEntry  *e = lookup_dict(id, false);
+
+	if (e->encoder == NULL)
+	{
+		gsst_encoder *enc = MemoryContextAlloc(cache_cxt, sizeof(gsst_encoder));
+
+		gsst_encoder_init(enc, &e->table);
+		e->encoder = enc;
+	}
+	return e->encoder;
+}
+
+/*
  * May this backend store a dictionary now?  Not on a standby, in a
  * read-only transaction or in a parallel worker; then values stay raw.
  */

@@ -24,8 +24,8 @@
 
 #include "codec/gsst_codec.h"
 
-/* The version of this library; it serves the SQL objects of 1.0 and 1.1. */
-#define GSST_LIBRARY_VERSION "1.1"
+/* The version of this library; it serves the SQL objects of 1.0, 1.1 and 1.2. */
+#define GSST_LIBRARY_VERSION "1.2"
 
 /* A function that does not return (pg_attribute_noreturn() is gone in 18). */
 #define GSST_NORETURN _Noreturn
@@ -91,6 +91,7 @@ extern void gsst_dict_init(void);
 extern const gsst_table *gsst_dict_table(uint32 id);
 extern const gsst_table *gsst_dict_find(uint32 id, int32 *family);
 extern const gsst_encoder *gsst_family_encoder(int32 family, uint32 *table_id);
+extern const gsst_encoder *gsst_dict_encoder(uint32 id);
 extern bool gsst_family_has_dictionaries(int32 family);
 extern uint32 gsst_dict_create(int32 family, const gsst_table *table);
 extern bool gsst_can_write_dictionaries(void);
@@ -178,6 +179,7 @@ extern struct varlena *gsst_datum_encode(const gsst_encoder *enc, uint32 table_i
 										 const char *data, Size len);
 extern struct varlena *gsst_encode_bytes(const char *data, Size len, int32 family,
 										 GsstLearnPolicy policy);
+extern struct varlena *gsst_datum_canonical(const struct varlena *value);
 extern const char *gsst_value_bytes(const struct varlena *value, Size *len,
 									GsstBuffer *buf);
 extern text *gsst_value_to_text(struct varlena *value);

@@ -9,6 +9,7 @@
  */
 #include "gsst.h"
 
+#include "access/detoast.h"
 #include "catalog/pg_type.h"
 #include "libpq/pqformat.h"
 #include "mb/pg_wchar.h"
@@ -37,19 +38,6 @@ static inline int32
 typmod_family(int32 typmod)
 {
 	return typmod > 0 ? typmod : 0;
-}
-
-/* Check the bytes of an untrusted encoded datum and that they decode to text. */
-static void
-validate_encoded(const struct varlena *value)
-{
-	GsstBuffer	buf = GSST_BUFFER_INIT;
-	Size		len;
-	const char *bytes = gsst_value_bytes(value, &len, &buf);
-
-	gsst_verify_text(bytes, len);
-	if (buf.data)
-		pfree(buf.data);
 }
 
 Datum
@@ -88,7 +76,9 @@ gsst_out(PG_FUNCTION_ARGS)
  * is checked like textrecv does and encoded with the column's family.  An
  * encoded datum (leading 0x00) is accepted only from a role that may read
  * its dictionary's family, when its table exists and its codes decode to
- * valid text; it is stored as it came.
+ * valid text; it is stored as gsst itself would store that text with that
+ * dictionary (gsst_datum_canonical), so that equal texts of one dictionary
+ * are equal bytes.
  */
 Datum
 gsst_recv(PG_FUNCTION_ARGS)
@@ -100,11 +90,13 @@ gsst_recv(PG_FUNCTION_ARGS)
 
 	if (remaining > 0 && msg->data[msg->cursor] == '\0')
 	{
-		result = (struct varlena *) palloc(VARHDRSZ + remaining);
-		SET_VARSIZE(result, VARHDRSZ + remaining);
-		pq_copymsgbytes(msg, VARDATA(result), remaining);
-		gsst_require_read_right(result);
-		validate_encoded(result);
+		struct varlena *given = (struct varlena *) palloc(VARHDRSZ + remaining);
+
+		SET_VARSIZE(given, VARHDRSZ + remaining);
+		pq_copymsgbytes(msg, VARDATA(given), remaining);
+		gsst_require_read_right(given);
+		result = gsst_datum_canonical(given);
+		pfree(given);
 	}
 	else
 	{
@@ -324,4 +316,74 @@ gsst_datum_bytes(PG_FUNCTION_ARGS)
 	struct varlena *value = PG_DETOAST_DATUM_COPY(PG_GETARG_DATUM(0));
 
 	PG_RETURN_BYTEA_P((bytea *) value);
+}
+
+/*
+ * octet_length(gsst): the length of the decoded text, summed over the
+ * codes' symbols.  A value TOAST keeps out of line is fetched only far
+ * enough to see whether it is raw (then TOAST knows its size).
+ */
+PG_FUNCTION_INFO_V1(gsst_octet_length);
+Datum
+gsst_octet_length(PG_FUNCTION_ARGS)
+{
+	Datum		d = PG_GETARG_DATUM(0);
+	struct varlena *value;
+	uint32		table_id;
+	int64		len;
+
+	if (VARATT_IS_EXTENDED(DatumGetPointer(d)) && !VARATT_IS_SHORT(DatumGetPointer(d)))
+	{
+		struct varlena *head = PG_DETOAST_DATUM_SLICE(d, 0, 1);
+
+		if (gsst_value_is_raw(head))
+			PG_RETURN_INT32((int32) (toast_raw_datum_size(d) - VARHDRSZ));
+	}
+	value = PG_DETOAST_DATUM_PACKED(d);
+	len = gsst_value_raw_length(value, &table_id);
+	PG_RETURN_INT32((int32) len);
+}
+
+/*
+ * length(gsst): characters of the decoded text, as text's length counts
+ * them.  In UTF-8 they are counted on the codes (gsst_decoded_utf8_chars;
+ * stored values are valid text); in a single-byte encoding they are the
+ * bytes; other encodings decode.
+ */
+PG_FUNCTION_INFO_V1(gsst_length);
+Datum
+gsst_length(PG_FUNCTION_ARGS)
+{
+	struct varlena *value;
+	const uint8 *p;
+	Size		n;
+	uint32		table_id;
+	int			hlen;
+	int64		chars;
+
+	if (pg_database_encoding_max_length() == 1)
+		return gsst_octet_length(fcinfo);
+
+	value = PG_DETOAST_DATUM_PACKED(PG_GETARG_DATUM(0));
+	p = (const uint8 *) VARDATA_ANY(value);
+	n = VARSIZE_ANY_EXHDR(value);
+	if (gsst_value_is_raw(value))
+		PG_RETURN_INT32(pg_mbstrlen_with_len((const char *) p, (int) n));
+	if (GetDatabaseEncoding() != PG_UTF8)
+	{
+		GsstBuffer	buf = GSST_BUFFER_INIT;
+		Size		len;
+		const char *bytes = gsst_value_bytes(value, &len, &buf);
+
+		chars = pg_mbstrlen_with_len(bytes, (int) len);
+		pfree(buf.data);
+		PG_RETURN_INT32((int32) chars);
+	}
+	hlen = gsst_datum_header_parse(p, n, &table_id);
+	if (hlen < 0)
+		gsst_report_corrupt("bad header", hlen);
+	chars = gsst_decoded_utf8_chars(gsst_dict_table(table_id), p + hlen, n - hlen);
+	if (chars < 0)
+		gsst_report_corrupt("bad codes", (int) chars);
+	PG_RETURN_INT32((int32) chars);
 }

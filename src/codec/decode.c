@@ -40,6 +40,41 @@ gsst_decoded_length(const gsst_table *table, const uint8_t *in, size_t in_len)
 }
 
 int64_t
+gsst_decoded_utf8_chars(const gsst_table *table, const uint8_t *in, size_t in_len)
+{
+	const uint64_t high_bits = 0x8080808080808080ull;
+	uint64_t	total = 0;
+	size_t		pos = 0;
+
+	if (table == NULL || (in == NULL && in_len > 0))
+		return GSST_ERR_ARG;
+	while (pos < in_len)
+	{
+		unsigned	code = in[pos];
+
+		if (code == GSST_ESCAPE)
+		{
+			if (pos + 1 >= in_len)
+				return GSST_ERR_DANGLING_ESCAPE;
+			total += (in[pos + 1] & 0xC0) != 0x80;
+			pos += 2;
+		}
+		else
+		{
+			uint64_t	w = table->symbol[code];
+
+			if (table->len[code] == 0)
+				return GSST_ERR_BAD_CODE;
+			/* bytes 10xxxxxx continue a character; padding bytes are 0 */
+			total += table->len[code] -
+				(unsigned) __builtin_popcountll(w & ~(w << 1) & high_bits);
+			pos += 1;
+		}
+	}
+	return (int64_t) total;
+}
+
+int64_t
 gsst_decode_value(const gsst_table *table, const uint8_t *in, size_t in_len,
 				  uint8_t *out, size_t out_cap)
 {

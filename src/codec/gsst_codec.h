@@ -187,6 +187,15 @@ int64_t		gsst_decoded_length(const gsst_table *table, const uint8_t *in,
 								size_t in_len);
 
 /*
+ * Characters of the UTF-8 text a code sequence decodes to, counted on the
+ * symbols without decoding: the bytes that do not continue a character
+ * (10xxxxxx).  Exact when the decoded bytes are valid UTF-8.  Validates
+ * the codes like gsst_decoded_length; < 0 on bad input.
+ */
+int64_t		gsst_decoded_utf8_chars(const gsst_table *table, const uint8_t *in,
+									size_t in_len);
+
+/*
  * Decode a code sequence into out[0..out_cap).  Returns the decoded length
  * or < 0.  Never reads past in[in_len) nor writes past out[out_cap).
  */

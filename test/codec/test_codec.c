@@ -1331,6 +1331,85 @@ test_decode_every_code(void)
 	free(in);
 }
 
+/*
+ * gsst_decoded_utf8_chars counts, without decoding, the decoded bytes that
+ * do not continue a UTF-8 character: checked against the decoded bytes of
+ * random code sequences over symbols of every byte value (continuation
+ * bytes at any place, escapes of every byte), and for bad input.
+ */
+static void
+test_decoded_utf8_chars(void)
+{
+	test_rng	rng = {77};
+	uint8_t		alphabet[256];
+	uint64_t	syms[255];
+	uint8_t		lens[255];
+	size_t		n;
+	gsst_table	t;
+
+	for (int i = 0; i < 256; i++)
+		alphabet[i] = (uint8_t) i;
+	n = random_valid_symbols(&rng, alphabet, 256, syms, lens, 255);
+	REQUIRE(CHECK_EQ(gsst_table_build(&t, syms, lens, n), GSST_OK));
+
+	for (int round = 0; round < 2000; round++)
+	{
+		size_t		ncodes = 0;
+		uint8_t		codes[128];
+		uint8_t		out[128 * 8];
+		int64_t		len;
+		int64_t		expect = 0;
+		size_t		want = rng_below(&rng, 60);
+
+		while (ncodes < want)
+		{
+			if (rng_below(&rng, 8) == 0)
+			{
+				codes[ncodes++] = GSST_ESCAPE;
+				codes[ncodes++] = (uint8_t) rng_next(&rng);
+			}
+			else
+				codes[ncodes++] = (uint8_t) rng_below(&rng, t.nsymbols);
+		}
+		len = gsst_decode_value(&t, codes, ncodes, out, sizeof(out));
+		REQUIRE(CHECK(len >= 0));
+		for (int64_t i = 0; i < len; i++)
+			expect += (out[i] & 0xC0) != 0x80;
+		if (!CHECK_EQ(gsst_decoded_utf8_chars(&t, codes, ncodes), expect))
+			return;
+	}
+	/* UTF-8 text: characters, not bytes */
+	{
+		const uint8_t text[] = "na\xc3\xafve\xe2\x82\xac";	/* "naïve€" */
+		uint64_t	s2[2] = {0xafc3, 0xac82e2};	/* "ï", "€" */
+		uint8_t		l2[2] = {2, 3};
+		gsst_table	u;
+		uint8_t		codes[16];
+		size_t		k = 0;
+
+		REQUIRE(CHECK_EQ(gsst_table_build(&u, s2, l2, 2), GSST_OK));
+		/* canonical order: "ï" (2 bytes) is code 0, "€" (3 bytes) code 1 */
+		codes[k++] = GSST_ESCAPE, codes[k++] = 'n';
+		codes[k++] = GSST_ESCAPE, codes[k++] = 'a';
+		codes[k++] = 0;
+		codes[k++] = GSST_ESCAPE, codes[k++] = 'v';
+		codes[k++] = GSST_ESCAPE, codes[k++] = 'e';
+		codes[k++] = 1;
+		CHECK_EQ(gsst_decoded_length(&u, codes, k), sizeof(text) - 1);
+		CHECK_EQ(gsst_decoded_utf8_chars(&u, codes, k), 6);
+	}
+	/* bad input is refused like gsst_decoded_length refuses it */
+	{
+		uint8_t		dangling[2] = {0, GSST_ESCAPE};
+		uint8_t		unused[1] = {(uint8_t) t.nsymbols};
+
+		CHECK_EQ(gsst_decoded_utf8_chars(&t, dangling, 2), GSST_ERR_DANGLING_ESCAPE);
+		if (t.nsymbols < GSST_MAX_SYMBOLS)
+			CHECK_EQ(gsst_decoded_utf8_chars(&t, unused, 1), GSST_ERR_BAD_CODE);
+		CHECK_EQ(gsst_decoded_utf8_chars(NULL, dangling, 2), GSST_ERR_ARG);
+	}
+}
+
 static void
 test_decode_errors(void)
 {
@@ -3149,6 +3228,7 @@ static const test_case tests[] = {
 	TEST(test_encode_matches_reference),
 	TEST(test_encode_empty_table),
 	TEST(test_decode_every_code),
+	TEST(test_decoded_utf8_chars),
 	TEST(test_decode_errors),
 	TEST(test_encode_out_limit),
 	TEST(test_segment_restart),

@@ -28,7 +28,7 @@ cmp_ok($node->safe_psql('old', 'SELECT count(*) FROM t WHERE gsst.value_dictiona
 
 $node->safe_psql('old', 'ALTER EXTENSION gsst UPDATE');
 is($node->safe_psql('old', "SELECT extversion FROM pg_extension WHERE extname = 'gsst'"),
-	'1.1', 'updated to 1.1');
+	'1.2', 'updated to 1.2');
 
 # the objects of the extension, as both databases describe them
 my $objects = q{
@@ -51,9 +51,24 @@ my $objects = q{
 	  FROM pg_event_trigger
 	  UNION ALL
 	  SELECT format('config %s', unnest(extconfig)::regclass) FROM pg_extension WHERE extname = 'gsst'
+	  UNION ALL
+	  SELECT format('operator %s merges %s hashes %s', o.oid::regoperator, o.oprcanmerge, o.oprcanhash)
+	  FROM pg_operator o JOIN pg_depend e ON e.classid = 'pg_operator'::regclass AND e.objid = o.oid
+	  WHERE e.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'gsst') AND e.deptype = 'e'
+	  UNION ALL
+	  SELECT format('family %s %s: operator %s %s', f.opfname, am.amname, a.amopstrategy,
+	                a.amopopr::regoperator)
+	  FROM pg_amop a JOIN pg_opfamily f ON f.oid = a.amopfamily JOIN pg_am am ON am.oid = f.opfmethod
+	  WHERE f.opfname = 'gsst_ops'
+	  UNION ALL
+	  SELECT format('family %s %s: function %s (%s, %s) %s', f.opfname, am.amname, p.amprocnum,
+	                format_type(p.amproclefttype, NULL), format_type(p.amprocrighttype, NULL),
+	                p.amproc::regprocedure)
+	  FROM pg_amproc p JOIN pg_opfamily f ON f.oid = p.amprocfamily JOIN pg_am am ON am.oid = f.opfmethod
+	  WHERE f.opfname = 'gsst_ops'
 	) s};
 is($node->safe_psql('old', $objects), $node->safe_psql('fresh', $objects),
-	'functions, dictionaries table, triggers and event triggers match a fresh 1.1');
+	'functions, operators, operator families, dictionaries table, triggers and event triggers match a fresh 1.2');
 
 is($node->safe_psql('old',
 		"SELECT string_agg(id || ':' || family || ':' || md5(symbols), ',' ORDER BY id) FROM gsst.dictionaries"),
@@ -61,8 +76,12 @@ is($node->safe_psql('old',
 is($node->safe_psql('old', "SELECT md5(string_agg(c, E'\\n' ORDER BY id)) FROM t"),
 	md5_of_rows($rows), 'every value decodes after the update');
 
-# and 1.1 works on the updated database: training counts for the owner,
-# the guards hold
+# and 1.2 works on the updated database: length on codes, equality on
+# codes, training counts for the owner, the guards hold
+is($node->safe_psql('old', q{SELECT sum(length(c)) = sum(length(c::text)) AND sum(octet_length(c)) = sum(octet_length(c::text)) FROM t}),
+	't', 'length and octet_length on codes agree with text');
+is($node->safe_psql('old', q{SELECT count(*) FROM t a WHERE c = (SELECT c::text FROM t b WHERE b.id = a.id)}),
+	'6000', 'every value equals its own text');
 $node->safe_psql('old', q{SELECT gsst.train('t', 'c')});
 is($node->safe_psql('old', q{SELECT owner = (SELECT relowner FROM pg_class WHERE oid = 't'::regclass) FROM gsst.dictionaries ORDER BY id DESC LIMIT 1}),
 	't', 'a new dictionary records its owner');
@@ -72,9 +91,9 @@ like($err, qr/cannot be updated, deleted or truncated/, 'the guard fires under r
 # a library refuses SQL objects of a version it was not written for
 $node->safe_psql('old', "UPDATE pg_extension SET extversion = '9.9' WHERE extname = 'gsst'");
 ($rc, $out, $err) = $node->psql('old', q{SELECT gsst.compress('text', 1)});
-like($err, qr/the gsst library 1\.1 does not serve version 9\.9 of the extension's SQL objects/,
+like($err, qr/the gsst library 1\.2 does not serve version 9\.9 of the extension's SQL objects/,
 	'a version the library does not serve is refused with a clear error');
-$node->safe_psql('old', "UPDATE pg_extension SET extversion = '1.1' WHERE extname = 'gsst'");
+$node->safe_psql('old', "UPDATE pg_extension SET extversion = '1.2' WHERE extname = 'gsst'");
 is($node->safe_psql('old', q{SELECT count(*) FROM t WHERE c IS NOT NULL}), '6000',
 	'and served again once it matches');
 

@@ -1,0 +1,164 @@
+#!/bin/bash
+# bench/pg_query_bench.sh [data set ...]
+#
+# Times queries on a gsst column against the same queries on a text column,
+# per dbtext file, in one throwaway cluster (./tmp/qbench, gsst preloaded):
+# each file is loaded into q_text (id bigint primary key, c text) and
+# q_gsst (the same with c text COMPRESSION gsst, rewritten with
+# gsst.compress_table so that every value had the chance to be encoded).
+# Each query runs $RUNS times on each table, text and gsst alternating,
+# timed server-side (clock_timestamp around EXECUTE in PL/pgSQL, a fresh
+# plan each time, so that constants are Consts); the median of each is kept.
+#
+#   eq          SELECT count(*) WHERE c = '<a value>'            (seq scan)
+#   in          ... WHERE c IN (5 values)                         (seq scan)
+#   prefix      ... WHERE c LIKE '<first 3 characters>%'
+#   substring   ... WHERE c LIKE '%<3 characters>%'
+#   order_by    count(*) over a subquery ORDER BY c (a full sort)
+#   group_by    count(*) over SELECT c ... GROUP BY c
+#   hash_join   count(*) of the table JOIN a text copy ON c = c
+#   length      sum(length(c))
+#   lookup      2000 primary-key lookups returning c as text (PL/pgSQL loop)
+#
+# Prints TSV (file, query, text_ms, gsst_ms, gsst/text), then the geomean of
+# the ratio per query over the files and over everything; EXPLAIN (COSTS
+# OFF) of every query on both tables goes to $CLUSTER_DIR/explain.txt.  No
+# parallel workers, work_mem = 1GB, shared_buffers = 1GB, tables read once
+# before timing.  Needs the extension installed (make install); run as root
+# it runs the server as $TEST_USER.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+DATA=${GSST_DATA_DIR:-$ROOT/../shared/data/dbtext}
+CLUSTER_DIR=${BENCH_DIR:-$ROOT/tmp/qbench}
+CLUSTER_PORT=${BENCH_PORT:-5490}
+RUNS=${RUNS:-7}
+CLUSTER_CONF="shared_buffers = 1GB
+work_mem = 1GB
+max_parallel_workers_per_gather = 0
+jit = off
+autovacuum = off
+synchronous_commit = off
+max_wal_size = 4GB
+checkpoint_timeout = 30min"
+. "$ROOT/scripts/pgcluster.sh"
+
+if [ $# -gt 0 ]; then
+	FILES="$*"
+else
+	FILES=$(cd "$DATA" && ls | grep -v -e '\.md$' -e SHA256SUMS | sort)
+fi
+
+cluster_start >&2
+psql_do -q -c 'CREATE EXTENSION gsst' >&2
+psql_do -q >&2 <<'SQL'
+-- the queries, for table tbl, with constants drawn from the data
+CREATE FUNCTION bench_queries(tbl text) RETURNS TABLE (name text, sql text)
+LANGUAGE plpgsql AS $$
+DECLARE
+	n bigint; v text; vs text[]; pre text; sub text;
+BEGIN
+	SELECT count(*) INTO n FROM q_text;
+	SELECT c INTO v FROM q_text WHERE id = n / 2;
+	SELECT array_agg(c ORDER BY id) INTO vs FROM q_text WHERE id IN (n / 7, n / 5, n / 3, n / 2 + 1, n - 1);
+	pre := replace(replace(replace(left(v, 3), '\', '\\'), '%', '\%'), '_', '\_');
+	sub := replace(replace(replace(substr(v, greatest(length(v) / 2, 1), 3), '\', '\\'), '%', '\%'), '_', '\_');
+	name := 'eq'; sql := format('SELECT count(*) FROM %I WHERE c = %L', tbl, v); RETURN NEXT;
+	name := 'in'; sql := format('SELECT count(*) FROM %I WHERE c IN (%L, %L, %L, %L, %L)',
+	                            tbl, vs[1], vs[2], vs[3], vs[4], vs[5]); RETURN NEXT;
+	name := 'prefix'; sql := format('SELECT count(*) FROM %I WHERE c LIKE %L', tbl, pre || '%'); RETURN NEXT;
+	name := 'substring'; sql := format('SELECT count(*) FROM %I WHERE c LIKE %L', tbl, '%' || sub || '%'); RETURN NEXT;
+	name := 'order_by'; sql := format('SELECT count(*) FROM (SELECT c FROM %I ORDER BY c OFFSET 0) s', tbl); RETURN NEXT;
+	name := 'group_by'; sql := format('SELECT count(*) FROM (SELECT c FROM %I GROUP BY c) s', tbl); RETURN NEXT;
+	name := 'hash_join'; sql := format('SELECT count(*) FROM %I a JOIN q_text_copy b ON a.c = b.c', tbl); RETURN NEXT;
+	name := 'length'; sql := format('SELECT sum(length(c)) FROM %I', tbl); RETURN NEXT;
+	name := 'lookup'; sql := format('SELECT bench_lookups(%L, %s, 2000)', tbl, n); RETURN NEXT;
+END $$;
+
+CREATE FUNCTION bench_lookups(tbl text, n bigint, iters int) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE v text; total int := 0;
+BEGIN
+	FOR i IN 1..iters LOOP
+		EXECUTE format('SELECT c::text FROM %I WHERE id = $1', tbl) INTO v USING 1 + (i::bigint * 7919) % n;
+		total := total + length(v);
+	END LOOP;
+	RETURN total;
+END $$;
+
+CREATE FUNCTION bench_time(sql text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE t0 timestamptz;
+BEGIN
+	t0 := clock_timestamp();
+	EXECUTE sql;
+	RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
+END $$;
+
+-- each query runs times on text and gsst, alternating; medians in ms
+CREATE FUNCTION bench_run(runs int) RETURNS TABLE (query text, text_ms float8, gsst_ms float8)
+LANGUAGE plpgsql AS $$
+DECLARE
+	q record; g record; t float8[]; s float8[];
+BEGIN
+	FOR q IN SELECT * FROM bench_queries('q_text') LOOP
+		SELECT * INTO g FROM bench_queries('q_gsst') b WHERE b.name = q.name;
+		t := '{}'; s := '{}';
+		-- once each to warm the caches and the plans' dictionaries
+		PERFORM bench_time(q.sql), bench_time(g.sql);
+		FOR r IN 1..runs LOOP
+			t := t || bench_time(q.sql);
+			s := s || bench_time(g.sql);
+		END LOOP;
+		query := q.name;
+		SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO text_ms FROM unnest(t) x;
+		SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO gsst_ms FROM unnest(s) x;
+		RETURN NEXT;
+	END LOOP;
+END $$;
+SQL
+
+q() { psql_do -qAt -c "$1"; }
+
+: > "$CLUSTER_DIR/explain.txt"
+{
+printf 'file\tquery\ttext_ms\tgsst_ms\tgsst_vs_text\n'
+for file in $FILES; do
+	# a fresh extension per file keeps dictionary ids below 32 (2-byte headers)
+	psql_do -q -c 'SET client_min_messages = warning' \
+		-c 'DROP TABLE IF EXISTS q_text, q_text_copy, q_gsst' >&2
+	psql_do -q >&2 <<SQL
+SET client_min_messages = warning;
+CREATE TABLE q_text (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, c text);
+COPY q_text (c) FROM PROGRAM 'sed -e "s/\r\$//" $DATA/$file'
+  WITH (FORMAT csv, DELIMITER E'\x01', QUOTE E'\x02', FORCE_NOT_NULL (c));
+CREATE TABLE q_text_copy AS SELECT c FROM q_text;
+CREATE TABLE q_gsst (id bigint PRIMARY KEY, c text COMPRESSION gsst);
+INSERT INTO q_gsst SELECT id, c FROM q_text ORDER BY id;
+SELECT gsst.compress_table('q_gsst');
+VACUUM ANALYZE q_text, q_text_copy, q_gsst;
+SELECT count(*) FROM q_text; SELECT count(*) FROM q_gsst; SELECT count(*) FROM q_text_copy;
+SQL
+	check=$(q "SELECT count(*) FROM q_text t JOIN q_gsst g USING (id) WHERE t.c IS DISTINCT FROM g.c::text")
+	[ "$check" = 0 ] || { echo "$file: $check values differ between text and gsst" >&2; exit 1; }
+	{
+		echo "== $file"
+		psql_do -qAt -c "SELECT name, sql FROM bench_queries('q_text') UNION ALL SELECT name, sql FROM bench_queries('q_gsst') ORDER BY 1, 2" |
+		while IFS='|' read -r name sql; do
+			echo "-- $name: $sql"
+			psql_do -qAt -c "EXPLAIN (COSTS OFF) $sql"
+		done
+	} >> "$CLUSTER_DIR/explain.txt"
+	psql_do -qAt -F $'\t' -c "SELECT '$file', query, round(text_ms::numeric, 3), round(gsst_ms::numeric, 3),
+	                               round((gsst_ms / text_ms)::numeric, 3) FROM bench_run($RUNS)"
+done
+} | tee "$CLUSTER_DIR/results.tsv"
+
+awk -F'\t' '
+NR > 1 { s[$2] += log($5); n[$2]++; all += log($5); m++ }
+END {
+	for (q in s) printf "# geomean %s: %.3fx over %d files\n", q, exp(s[q] / n[q]), n[q]
+	printf "# geomean all: %.3fx over %d measurements\n", exp(all / m), m
+}' "$CLUSTER_DIR/results.tsv" | sort | tee -a "$CLUSTER_DIR/results.tsv"
+
+cluster_stop
+trap - EXIT

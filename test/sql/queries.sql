@@ -1,0 +1,268 @@
+--
+-- Queries on compressed values: equality and IN compare stored bytes,
+-- length counts on the codes, merge joins and foreign keys with text.
+-- Every answer is checked against the same query on a text copy.
+--
+\set SHOW_CONTEXT never
+\set VERBOSITY default
+\getenv abs_builddir PG_ABS_BUILDDIR
+\set crafted_file :abs_builddir '/results/queries_crafted.bin'
+SET gsst.learn_sample_bytes = 4096;
+SELECT setseed(0.18);
+
+-- A column with raw values (written while it learned, too short, or not
+-- compressible), values of two of its own dictionaries, values of another
+-- column's dictionary, and NULLs.
+CREATE TABLE qv (id serial PRIMARY KEY, c text COMPRESSION gsst);
+-- the first 4 kB are stored raw while the column learns its first table
+INSERT INTO qv (c)
+SELECT 'user' || (i % 300) || '@' || (ARRAY['example.com', 'mail.org', 'web.de'])[1 + i % 3]
+FROM generate_series(1, 1500) i;
+-- then a second table, trained on different text
+INSERT INTO qv (c)
+SELECT 'https://www.' || (ARRAY['shop', 'news', 'wiki'])[1 + i % 3] || '.example/'
+       || substr(md5(i::text), 1, 1 + i % 12) || '?page=' || (i % 40)
+FROM generate_series(1, 600) i;
+INSERT INTO qv (c) SELECT 'naïve café ✓ ' || (i % 50) FROM generate_series(1, 200) i;
+SELECT gsst.train('qv', 'c') > 0 AS trained;
+INSERT INTO qv (c)
+SELECT 'user' || (i % 300) || '@' || (ARRAY['example.com', 'mail.org', 'web.de'])[1 + i % 3]
+FROM generate_series(1, 300) i;
+INSERT INTO qv (c)
+SELECT 'https://www.' || (ARRAY['shop', 'news', 'wiki'])[1 + i % 3] || '.example/'
+       || substr(md5(i::text), 1, 1 + i % 12) || '?page=' || (i % 40)
+FROM generate_series(1, 300) i;
+-- values another column encoded keep that column's dictionary
+CREATE TABLE qother (c text COMPRESSION gsst);
+INSERT INTO qother SELECT 'user' || (i % 300) || '@web.de' FROM generate_series(1, 2000) i;
+INSERT INTO qv (c) SELECT c FROM qother
+WHERE c LIKE 'user1%' AND gsst.value_dictionary(c) IS NOT NULL;
+-- raw: short, not compressible, empty, random; and NULLs
+INSERT INTO qv (c) VALUES ('ab'), ('u'), (''), ('✓✗☃♞'), ('ZQXJKV'), (NULL), (NULL);
+INSERT INTO qv (c)
+SELECT substr(md5(random()::text), 1, (random() * 30)::int) FROM generate_series(1, 200);
+ANALYZE qv;
+CREATE TABLE qt AS SELECT id, c::text AS c FROM qv;
+SELECT atttypmod AS fam FROM pg_attribute
+WHERE attrelid = 'qv'::regclass AND attname = 'c' \gset
+
+SELECT count(DISTINCT gsst.value_dictionary(c)) AS dictionaries,
+       count(*) FILTER (WHERE gsst.value_dictionary(c) IS NULL AND c IS NOT NULL) > 300 AS many_raw,
+       count(*) FILTER (WHERE gsst.value_dictionary(c) IS NOT NULL) > 600 AS many_encoded,
+       count(*) FILTER (WHERE c IS NULL) AS nulls
+FROM qv;
+-- one text stored raw and encoded with each of the three dictionaries
+SELECT count(DISTINCT coalesce(gsst.value_dictionary(c), 0)) AS spellings,
+       count(DISTINCT gsst.datum(c)) AS distinct_bytes
+FROM qv WHERE c = 'user17@web.de';
+
+-- Binary input stores encoded bytes in the form gsst itself stores them:
+-- all-escape codes for a text are stored as its canonical codes (or raw).
+SELECT gsst.value_dictionary(c) AS dict, c::text AS crafted_text
+FROM qv WHERE id = (SELECT max(id) FROM qv WHERE c = 'user17@web.de'
+                    AND gsst.value_dictionary(c) IS NOT NULL) \gset
+SELECT '\x00'::bytea ||
+       CASE WHEN :dict * 4 < 128 THEN decode(lpad(to_hex(:dict * 4), 2, '0'), 'hex')
+            ELSE decode(lpad(to_hex((:dict * 4) % 128 + 128), 2, '0') ||
+                        lpad(to_hex((:dict * 4) / 128), 2, '0'), 'hex') END ||
+       (SELECT string_agg('\xff'::bytea || substr(convert_to(:'crafted_text', 'UTF8'), i, 1), ''::bytea ORDER BY i)
+        FROM generate_series(1, octet_length(:'crafted_text')) i) AS crafted \gset
+SELECT gsst.decompress(:'crafted'::bytea) = :'crafted_text' AS crafted_decodes;
+CREATE TABLE qcrafted (b bytea);
+INSERT INTO qcrafted VALUES (:'crafted');
+COPY qcrafted TO :'crafted_file' (FORMAT binary);
+CREATE TABLE qin (c gsst);
+COPY qin FROM :'crafted_file' (FORMAT binary);
+SELECT gsst.datum(c) <> :'crafted'::bytea AS rewritten,
+       gsst.datum(c) = (SELECT gsst.datum(c) FROM qv WHERE c = 'user17@web.de'
+                        AND gsst.value_dictionary(c) = :dict LIMIT 1) AS canonical,
+       c = :'crafted_text' AS equal
+FROM qin;
+-- a header of a datum version that does not exist is refused at input
+CREATE TABLE qbadversion (b bytea);
+INSERT INTO qbadversion VALUES ('\x00050102'::bytea);
+COPY qbadversion TO :'crafted_file' (FORMAT binary);
+COPY qin FROM :'crafted_file' (FORMAT binary);
+\echo :LAST_ERROR_SQLSTATE
+
+-- The probes: every distinct value, random text, values that encode raw
+-- with every dictionary, and text that is in no row.
+CREATE TABLE qprobe (n serial, p text);
+INSERT INTO qprobe (p) SELECT DISTINCT c::text FROM qv WHERE c IS NOT NULL;
+INSERT INTO qprobe (p)
+SELECT substr(md5(random()::text), 1, (random() * 30)::int) FROM generate_series(1, 100);
+INSERT INTO qprobe (p) VALUES ('ab'), ('✓✗☃♞'), ('user17@web.de '), ('USER17@WEB.DE'),
+                              ('user1'), ('https://www.shop.example/');
+SELECT count(*) > 1000 AS probes,
+       bool_and(gsst.value_dictionary(gsst.compress(p, :fam)) IS NULL)
+           FILTER (WHERE p IN ('ab', '✓✗☃♞')) AS some_encode_raw
+FROM qprobe;
+
+-- Each predicate on gsst against the same on text: with a constant in the
+-- query (a Const), as a parameter (a Param), in IN lists (short ones are
+-- searched, long ones hashed) and = ANY of a text array.
+CREATE FUNCTION qcheck(pred text, VARIADIC args text[]) RETURNS int
+LANGUAGE plpgsql AS $$
+DECLARE
+	g bigint; t bigint; gn bigint; tn bigint;
+BEGIN
+	EXECUTE format('SELECT count(*) FILTER (WHERE %1$s), count(*) FILTER (WHERE (%1$s) IS NULL) FROM qv', pred)
+		INTO g, gn USING args;
+	EXECUTE format('SELECT count(*) FILTER (WHERE %1$s), count(*) FILTER (WHERE (%1$s) IS NULL) FROM qt', pred)
+		INTO t, tn USING args;
+	IF g IS DISTINCT FROM t OR gn IS DISTINCT FROM tn THEN
+		RAISE NOTICE 'differs: % with % (gsst % %, text % %)', pred, args, g, gn, t, tn;
+		RETURN 1;
+	END IF;
+	RETURN 0;
+END $$;
+
+SELECT count(*) AS probes,
+       sum(qcheck(format('c = %L', p), p)) AS const_eq,
+       sum(qcheck(format('c <> %L', p), p)) AS const_ne,
+       sum(qcheck(format('%L = c', p), p)) AS const_eq_flipped,
+       sum(qcheck(format('c = %L::text', p), p)) AS const_eq_text,
+       sum(qcheck('c = $1[1]', p)) AS param_eq,
+       sum(qcheck('c::text = $1[1] AND c = $1[1]', p)) AS param_both
+FROM qprobe;
+SELECT count(*) AS lists,
+       sum(qcheck(format('c IN (%L, %L, %L)', a, b, d), a)) AS in_list,
+       sum(qcheck(format('c NOT IN (%L, %L, %L)', a, b, d), a)) AS not_in_list,
+       sum(qcheck(format('c IN (%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L)', a, b, d, a || 'x', b || 'y',
+                         d || 'z', 'q', 'qq', 'qqq', 'user7@web.de', NULL), a)) AS hashed_in_list,
+       sum(qcheck('c = ANY ($1)', a, b, d)) AS any_param,
+       sum(qcheck('c <> ALL ($1)', a, b, d, NULL)) AS all_param_null,
+       sum(qcheck(format('c = ANY (%L::text[])', ARRAY[a, b, d]), a)) AS any_text_array
+FROM (SELECT p AS a, lead(p, 1, 'x') OVER (ORDER BY n) AS b,
+             lead(p, 7, 'ab') OVER (ORDER BY n) AS d FROM qprobe) s;
+
+-- Two gsst values: of one dictionary, of two, raw against encoded.
+SELECT count(*) AS disagreements
+FROM qv a JOIN qv b ON a.id % 41 = b.id % 37
+JOIN qt ta ON ta.id = a.id JOIN qt tb ON tb.id = b.id
+WHERE (a.c = b.c) IS DISTINCT FROM (ta.c = tb.c)
+   OR (a.c <> b.c) IS DISTINCT FROM (ta.c <> tb.c);
+
+-- A PL/pgSQL expression keeps its state from call to call while its
+-- parameters change.
+CREATE FUNCTION qloop() RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+	g gsst; t text; p text; bad bigint := 0;
+BEGIN
+	FOR g, t IN SELECT qv.c, qt.c FROM qv JOIN qt USING (id) LOOP
+		FOR p IN SELECT qprobe.p FROM qprobe WHERE n % 50 = 0 OR qprobe.p = t LOOP
+			IF (g = p) IS DISTINCT FROM (t = p) OR (p = g) IS DISTINCT FROM (p = t) THEN
+				bad := bad + 1;
+			END IF;
+		END LOOP;
+	END LOOP;
+	RETURN bad;
+END $$;
+SELECT qloop() AS plpgsql_disagreements;
+
+-- A nondeterministic collation compares decoded text, as text does.
+CREATE COLLATION qci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+SELECT count(*) AS probes,
+       sum(qcheck(format('c = %L COLLATE qci', upper(p)), p)) AS ci_eq,
+       sum(qcheck(format('c <> %L COLLATE qci', upper(p)), p)) AS ci_ne,
+       sum(qcheck(format('c COLLATE qci IN (%L, %L)', upper(p), p), p)) AS ci_in
+FROM qprobe WHERE n % 5 = 0;
+SELECT count(*) AS case_insensitive_matches FROM qv WHERE c = 'USER17@WEB.DE' COLLATE qci;
+SELECT count(*) AS case_insensitive_groups
+FROM (SELECT c COLLATE qci FROM qv WHERE c LIKE 'user1%' GROUP BY 1) s;
+SELECT count(*) AS case_insensitive_groups_text
+FROM (SELECT c COLLATE qci FROM qt WHERE c LIKE 'user1%' GROUP BY 1) s;
+
+-- Sorting (abbreviated keys under the C collation) orders as text does.
+SELECT count(*) AS sort_disagreements
+FROM (SELECT row_number() OVER (ORDER BY c, id) AS rn, id FROM qv) a
+JOIN (SELECT row_number() OVER (ORDER BY c, id) AS rn, id FROM qt) b USING (rn)
+WHERE a.id <> b.id;
+
+-- Hashing equals text's, so hash joins and grouping with text agree.
+SELECT count(*) AS hash_disagreements FROM qv
+WHERE gsst.gsst_hash(c) <> hashtext(c::text)
+   OR gsst.gsst_hash_extended(c, 7) <> hashtextextended(c::text, 7);
+SET enable_mergejoin = off; SET enable_nestloop = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM qv JOIN qt ON qv.c = qt.c;
+SELECT (SELECT count(*) FROM qv JOIN qt ON qv.c = qt.c) AS hash_join,
+       (SELECT count(*) FROM qt a JOIN qt b ON a.c = b.c) AS text_join;
+RESET enable_mergejoin; RESET enable_nestloop;
+
+-- Merge joins between gsst and text: each side sorted by its own <.
+SET enable_hashjoin = off; SET enable_nestloop = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM qv JOIN qt ON qv.c = qt.c;
+SELECT count(*) AS merge_join FROM qv JOIN qt ON qv.c = qt.c;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM qt JOIN qv ON qt.c = qv.c;
+SELECT count(*) AS merge_join_flipped FROM qt JOIN qv ON qt.c = qv.c;
+-- a text join keeps text's own family, so text indexes give its order
+CREATE INDEX qt_c ON qt (c);
+CREATE TABLE qt2 AS SELECT * FROM qt;
+CREATE INDEX qt2_c ON qt2 (c);
+ANALYZE qt, qt2;
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM qt JOIN qt2 ON qt.c = qt2.c;
+RESET enable_sort; RESET enable_hashjoin; RESET enable_nestloop;
+DROP TABLE qt2;
+
+-- A text column references a gsst key.
+CREATE TABLE qkey (k text COMPRESSION gsst PRIMARY KEY);
+INSERT INTO qkey SELECT DISTINCT c FROM qv WHERE c IS NOT NULL;
+CREATE TABLE qref (id int, k text REFERENCES qkey (k));
+INSERT INTO qref SELECT id, c FROM qt;
+SELECT count(*) AS referencing FROM qref WHERE k IS NOT NULL;
+INSERT INTO qref VALUES (0, 'no such key');
+\echo :LAST_ERROR_SQLSTATE
+DELETE FROM qkey WHERE k = 'user17@web.de';
+\echo :LAST_ERROR_SQLSTATE
+DELETE FROM qref WHERE k = 'user17@web.de';
+DELETE FROM qkey WHERE k = 'user17@web.de';
+SELECT count(*) AS keys_left FROM qkey WHERE k LIKE 'user17@%';
+
+-- length and octet_length count on the codes; the planner calls them
+-- on the gsst column without a cast to text.
+INSERT INTO qv (c) VALUES ('naïve café ✓ 17'), (repeat('naïve café ✓ ', 50));
+INSERT INTO qt SELECT id, c::text FROM qv WHERE id > (SELECT max(id) FROM qt);
+EXPLAIN (COSTS OFF, VERBOSE) SELECT sum(length(c)), sum(octet_length(c)) FROM qv;
+SELECT count(*) AS length_disagreements FROM qv JOIN qt USING (id)
+WHERE length(qv.c) IS DISTINCT FROM length(qt.c)
+   OR octet_length(qv.c) IS DISTINCT FROM octet_length(qt.c);
+-- multibyte text encoded: characters differ from bytes
+SELECT count(*) AS multibyte_encoded_agree
+FROM qv JOIN qt USING (id)
+WHERE qv.c LIKE 'naïve%' AND gsst.value_dictionary(qv.c) IS NOT NULL
+  AND length(qv.c) = length(qt.c) AND octet_length(qv.c) = octet_length(qt.c)
+  AND length(qv.c) < octet_length(qv.c);
+-- a literal still calls text's length
+SELECT length('naïve'), octet_length('naïve');
+
+-- Privileges: anyone may call the new functions; they read only values the
+-- role may read anyway.  A role that may read a copy of values encoded
+-- with a dictionary it may not read compares them as text would.
+CREATE ROLE q_reader;
+CREATE TABLE qcopy (c gsst);
+INSERT INTO qcopy SELECT c FROM qv;
+GRANT SELECT ON qcopy, qprobe TO q_reader;
+CREATE FUNCTION qcheck_copy(p text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+	g bigint; t bigint;
+BEGIN
+	EXECUTE format('SELECT count(*) FROM qcopy WHERE c = %L', p) INTO g;
+	EXECUTE format('SELECT count(*) FROM qcopy WHERE c::text = %L', p) INTO t;
+	RETURN (g <> t)::int;
+END $$;
+SELECT has_function_privilege('q_reader', 'length(gsst)', 'EXECUTE') AS length_public,
+       has_function_privilege('q_reader', 'octet_length(gsst)', 'EXECUTE') AS octet_length_public;
+SET ROLE q_reader;
+\set VERBOSITY sqlstate
+SELECT count(*) FROM gsst.dictionary(:dict);
+\set VERBOSITY default
+SELECT sum(length(c)) FROM qv;
+\echo :LAST_ERROR_SQLSTATE
+SELECT count(*) AS probes, sum(qcheck_copy(p)) AS probe_disagreements FROM qprobe;
+SELECT count(*) AS matches, sum(length(c)) = sum(length(c::text)) AS lengths_agree
+FROM qcopy WHERE c = 'user17@web.de';
+RESET ROLE;
+DROP TABLE qcopy;
+REVOKE SELECT ON qprobe FROM q_reader;
+DROP ROLE q_reader;
