@@ -21,6 +21,8 @@
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 
+#include "request.h"
+
 #define POOL_MAGIC			0x67737370	/* "gssp" */
 #define POOL_QUEUE_BYTES	(1024 * 1024)
 
@@ -88,7 +90,7 @@ gsst_encode_pool_start(int nworkers)
 		shm_toc_estimate_chunk(&e, POOL_QUEUE_BYTES);
 	shm_toc_estimate_keys(&e, 2 * nworkers);
 	size = shm_toc_estimate(&e);
-	seg = dsm_create(size, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+	seg = gsst_try_dsm_create(size);
 	if (seg == NULL)
 		return NULL;
 	toc = shm_toc_create(POOL_MAGIC, dsm_segment_address(seg), size);

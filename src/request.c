@@ -109,12 +109,13 @@ gsst_request_count_fallback(bool bad_answer)
 /*
  * A segment for a batch, or NULL when none can be had: out of DSM slots, or
  * out of memory for it (a full /dev/shm raises an error, which we catch in a
- * subtransaction: no memory for the GPU path is a reason to encode on the
- * CPU, not to fail the load).  The segment belongs to the caller's resource
- * owner, so an error or cancel later detaches it.
+ * subtransaction: no memory for the GPU path, or for encoder workers, is a
+ * reason to encode in this backend, not to fail the load).  The segment
+ * belongs to the caller's resource owner, so an error or cancel later
+ * detaches it.
  */
-static dsm_segment *
-create_segment(Size size)
+dsm_segment *
+gsst_try_dsm_create(Size size)
 {
 	MemoryContext cxt = CurrentMemoryContext;
 	ResourceOwner owner = CurrentResourceOwner;
@@ -194,7 +195,7 @@ gsst_request_submit(const GsstRequestPart *parts, int nparts)
 	}
 	size = at;
 
-	seg = create_segment(size);
+	seg = gsst_try_dsm_create(size);
 	if (seg == NULL)
 		return NULL;
 	req = MemoryContextAllocZero(TopMemoryContext, sizeof(GsstRequest));

@@ -11,6 +11,8 @@
 
 #include "gsst.h"
 
+#include "storage/dsm.h"
+
 /* One part of a request: values data[offsets[i] .. offsets[i + 1]). */
 typedef struct GsstRequestPart
 {
@@ -29,5 +31,6 @@ extern bool gsst_request_wait(GsstRequest *req);
 extern const uint8 *gsst_request_tile(GsstRequest *req, int part, Size *len);
 extern void gsst_request_release(GsstRequest *req);
 extern void gsst_request_count_fallback(bool bad_answer);
+extern dsm_segment *gsst_try_dsm_create(Size size);
 
 #endif							/* GSST_REQUEST_H */
