@@ -42,7 +42,22 @@ struct GsstRequest
 	uint64		request_id;
 	dsm_segment *seg;
 	TimestampTz submitted;
+	bool		answered;		/* the worker is done with seg */
 };
+
+/*
+ * Segments of answered requests, kept for the next ones of the same bulk
+ * operation: a new segment's pages are faulted in and zeroed by the kernel
+ * as the batch is copied in, which costs more than the copy.  Two, as a
+ * bulk path has two batches in flight.  gsst_request_release_spares lets
+ * them go at the end of the operation; an error detaches them with their
+ * resource owner, and spare_detached forgets them then.
+ */
+#define MAX_SPARES		2
+static dsm_segment *spares[MAX_SPARES];
+
+/* Room a new segment gets beyond its first request's, for the next ones. */
+#define SEGMENT_HEADROOM(size)	((size) / 8)
 
 static inline uint64
 align16(uint64 n)
@@ -57,6 +72,55 @@ wake_worker(void)
 
 	if (procno >= 0)
 		SetLatch(&ProcGlobal->allProcs[procno].procLatch);
+}
+
+static void
+spare_detached(dsm_segment *seg, Datum arg)
+{
+	for (int i = 0; i < MAX_SPARES; i++)
+		if (spares[i] == seg)
+			spares[i] = NULL;
+}
+
+/* A kept segment of at least size bytes, or NULL. */
+static dsm_segment *
+take_spare(Size size)
+{
+	for (int i = 0; i < MAX_SPARES; i++)
+	{
+		dsm_segment *seg = spares[i];
+
+		if (seg != NULL && dsm_segment_map_length(seg) >= size)
+		{
+			spares[i] = NULL;
+			cancel_on_dsm_detach(seg, spare_detached, (Datum) 0);
+			return seg;
+		}
+	}
+	return NULL;
+}
+
+/* Keep seg for a later request, or detach it when two are kept. */
+static void
+keep_spare(dsm_segment *seg)
+{
+	for (int i = 0; i < MAX_SPARES; i++)
+		if (spares[i] == NULL)
+		{
+			spares[i] = seg;
+			on_dsm_detach(seg, spare_detached, (Datum) 0);
+			return;
+		}
+	dsm_detach(seg);
+}
+
+/* The bulk operation is done: detach the segments kept for it. */
+void
+gsst_request_release_spares(void)
+{
+	for (int i = 0; i < MAX_SPARES; i++)
+		if (spares[i] != NULL)
+			dsm_detach(spares[i]);	/* spare_detached clears the entry */
 }
 
 /*
@@ -195,7 +259,9 @@ gsst_request_submit(const GsstRequestPart *parts, int nparts)
 	}
 	size = at;
 
-	seg = gsst_try_dsm_create(size);
+	seg = take_spare(size);
+	if (seg == NULL)
+		seg = gsst_try_dsm_create(size + SEGMENT_HEADROOM(size));
 	if (seg == NULL)
 		return NULL;
 	req = MemoryContextAllocZero(TopMemoryContext, sizeof(GsstRequest));
@@ -298,14 +364,28 @@ give_up_slot(GsstRequest *req)
 	req->slot = -1;
 }
 
-/* Detach the request's segment; req is freed by the detach callback. */
+/*
+ * Let the request go.  Its segment is kept for the next request when the
+ * worker answered (it never touches a segment after that); else detached,
+ * and req is freed by the detach callback.
+ */
 void
 gsst_request_release(GsstRequest *req)
 {
+	dsm_segment *seg;
+
 	if (req == NULL)
 		return;
 	give_up_slot(req);
-	dsm_detach(req->seg);
+	seg = req->seg;
+	if (req->answered)
+	{
+		cancel_on_dsm_detach(seg, request_detach_callback, PointerGetDatum(req));
+		pfree(req);
+		keep_spare(seg);
+	}
+	else
+		dsm_detach(seg);
 }
 
 /*
@@ -327,9 +407,11 @@ gsst_request_wait(GsstRequest *req)
 	for (;;)
 	{
 		long		remaining;
+		bool		ours;
 
 		LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
-		if (slot->request_id != req->request_id || slot->backend_pid != MyProcPid)
+		ours = slot->request_id == req->request_id && slot->backend_pid == MyProcPid;
+		if (!ours)
 			state = SLOT_FAILED;	/* cannot happen; do not trust the slot */
 		else
 			state = slot->state;
@@ -338,6 +420,8 @@ gsst_request_wait(GsstRequest *req)
 			if (slot->request_id == req->request_id)
 				slot->state = SLOT_FREE;
 			req->slot = -1;
+			/* the worker set it so: it is done with the segment */
+			req->answered = ours;
 		}
 		LWLockRelease(gsst_worker_shared->lock);
 		if (state == SLOT_DONE || state == SLOT_FAILED)

@@ -406,6 +406,7 @@ gsst_rewrite_produce(GsstRewriteProducer *p)
 	}
 	if (spare != NULL)
 		gsst_batch_free(spare->encode);
+	gsst_batch_operation_done();
 	ExecDropSingleTupleTableSlot(rs.slot);
 	pfree(values);
 	pfree(isnull);
