@@ -7,7 +7,9 @@
  * into ranges of blocks.  A worker takes the next free range, reads it with
  * rewrite.c's producer (visibility as VACUUM FULL judges it, batches to the
  * gsst worker or encoded on its own CPU, new tuples formed) and queues each
- * tuple, with its old version's header, on its shm_mq to the backend.  The
+ * tuple, with its old version's header, on its shm_mq to the backend (many
+ * tuples to a message: a message per tuple cost the writer more than
+ * writing the tuple).  The
  * backend, the only writer, takes the ranges in block order, each from the
  * queue of the worker that took it, and hands the tuples to heapam's
  * rewrite as a serial rewrite does: the same tuples in the same order, so
@@ -76,7 +78,16 @@ typedef enum QueuedKind
 	QUEUED_RANGE_END
 } QueuedKind;
 
-/* A queued tuple; a live one's new version follows, new_len bytes. */
+/*
+ * Queued tuples go in messages of about this many bytes; a range's last
+ * message ends with its QUEUED_RANGE_END, so no message spans two ranges.
+ */
+#define MESSAGE_BYTES	(64 * 1024)
+
+/*
+ * A queued tuple; a live one's new version follows, new_len bytes, from the
+ * next MAXALIGNed offset; the next record starts MAXALIGNed after it.
+ */
 typedef struct QueuedTuple
 {
 	uint32		kind;
@@ -93,7 +104,10 @@ typedef struct WorkerState
 {
 	ParallelShared *shared;
 	shm_mq_handle *mqh;
+	StringInfoData message;		/* records not sent yet */
 } WorkerState;
+
+#define RECORD_HEADER_BYTES		MAXALIGN(sizeof(QueuedTuple))
 
 /*
  * Blocks a range holds: a quarter of gsst.batch_bytes of heap, so that the
@@ -126,31 +140,41 @@ take_range(void *arg, BlockNumber *start, BlockNumber *nblocks, int *range_no)
 	return true;
 }
 
+/* Send the records gathered so far. */
 static void
-send_queued(WorkerState *ws, QueuedTuple *qt, HeapTuple new, bool flush)
+send_message(WorkerState *ws)
 {
-	shm_mq_iovec iov[2];
-	int			n = 1;
 	shm_mq_result res;
 
-	iov[0].data = (const char *) qt;
-	iov[0].len = sizeof(QueuedTuple);
-	if (new != NULL)
-	{
-		iov[1].data = (const char *) new->t_data;
-		iov[1].len = new->t_len;
-		n = 2;
-	}
-	res = shm_mq_sendv(ws->mqh, iov, n, false, flush);
+	if (ws->message.len == 0)
+		return;
+	res = shm_mq_send(ws->mqh, ws->message.len, ws->message.data, false, true);
 	if (res != SHM_MQ_SUCCESS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
 				 errmsg("gsst.compress_table: the writer stopped reading a parallel worker's tuples")));
+	resetStringInfo(&ws->message);
+}
+
+/* Add a record to the message (the new version, MAXALIGNed, after it). */
+static void
+add_record(WorkerState *ws, QueuedTuple *qt, HeapTuple new)
+{
+	StringInfo	m = &ws->message;
+	Size		bytes = RECORD_HEADER_BYTES + (new != NULL ? MAXALIGN(new->t_len) : 0);
+
+	enlargeStringInfo(m, bytes);
+	memset(m->data + m->len, 0, bytes);
+	memcpy(m->data + m->len, qt, sizeof(QueuedTuple));
+	if (new != NULL)
+		memcpy(m->data + m->len + RECORD_HEADER_BYTES, new->t_data, new->t_len);
+	m->len += bytes;
 }
 
 static void
 queue_tuple(void *arg, HeapTuple old, HeapTuple new)
 {
+	WorkerState *ws = (WorkerState *) arg;
 	QueuedTuple qt;
 
 	memset(&qt, 0, sizeof(qt));
@@ -158,18 +182,22 @@ queue_tuple(void *arg, HeapTuple old, HeapTuple new)
 	qt.new_len = new != NULL ? new->t_len : 0;
 	qt.old_self = old->t_self;
 	memcpy(qt.old_header, old->t_data, SizeofHeapTupleHeader);
-	send_queued((WorkerState *) arg, &qt, new, false);
+	add_record(ws, &qt, new);
+	if (ws->message.len >= MESSAGE_BYTES)
+		send_message(ws);
 }
 
 static void
 queue_range_end(void *arg, int range_no)
 {
+	WorkerState *ws = (WorkerState *) arg;
 	QueuedTuple qt;
 
 	memset(&qt, 0, sizeof(qt));
 	qt.kind = QUEUED_RANGE_END;
-	/* the writer waits for it: flush what is pending */
-	send_queued((WorkerState *) arg, &qt, NULL, true);
+	add_record(ws, &qt, NULL);
+	/* the writer waits for it */
+	send_message(ws);
 }
 
 void
@@ -188,6 +216,7 @@ gsst_rewrite_worker_main(dsm_segment *seg, shm_toc *toc)
 	shm_mq_set_sender(mq, MyProc);
 	ws.shared = shared;
 	ws.mqh = shm_mq_attach(mq, seg, NULL);
+	initStringInfo(&ws.message);
 	/* the backend holds ACCESS EXCLUSIVE; a lock group does not conflict */
 	rel = table_open(shared->relid, AccessShareLock);
 
@@ -295,20 +324,21 @@ write_ranges(WriterState *w, GsstRewriteEmit write, void *write_arg,
 {
 	char	   *old_header = palloc(MAXALIGN(SizeofHeapTupleHeader));
 	Oid			relid = w->shared->relid;
+	char	   *message = NULL;		/* a received message, MAXALIGNed, ours */
+	Size		message_cap = 0;
 
 	for (int k = 0; k < w->shared->nranges; k++)
 	{
 		int			owner = owner_of(w, k);
+		bool		range_done = false;
 
 		if (owner >= w->pcxt->nworkers_launched)
 			workers_failed(w, k);
-		for (;;)
+		while (!range_done)
 		{
 			Size		nbytes;
 			void	   *data;
-			QueuedTuple qt;
-			HeapTupleData old;
-			HeapTupleData new;
+			Size		at = 0;
 			instr_time	start;
 			instr_time	received;
 			instr_time	written;
@@ -316,33 +346,55 @@ write_ranges(WriterState *w, GsstRewriteEmit write, void *write_arg,
 
 			INSTR_TIME_SET_CURRENT(start);
 			res = shm_mq_receive(w->mqh[owner], &nbytes, &data, false);
-			INSTR_TIME_SET_CURRENT(received);
-			if (res != SHM_MQ_SUCCESS || nbytes < sizeof(QueuedTuple))
+			if (res != SHM_MQ_SUCCESS)
 				workers_failed(w, k);
-			memcpy(&qt, data, sizeof(QueuedTuple));
-			if (qt.kind == QUEUED_RANGE_END)
-				break;
-			if (nbytes != sizeof(QueuedTuple) + qt.new_len)
-				workers_failed(w, k);
-
-			memcpy(old_header, qt.old_header, SizeofHeapTupleHeader);
-			old.t_len = SizeofHeapTupleHeader;
-			old.t_self = qt.old_self;
-			old.t_tableOid = relid;
-			old.t_data = (HeapTupleHeader) old_header;
-			if (qt.kind == QUEUED_LIVE)
+			/* a copy: rewriteheap.c changes new tuples' headers in place */
+			if (nbytes > message_cap)
 			{
-				/* rewriteheap.c changes the new tuple's header in place */
-				new.t_len = qt.new_len;
-				ItemPointerSetInvalid(&new.t_self);
-				new.t_tableOid = InvalidOid;
-				new.t_data = (HeapTupleHeader) palloc(qt.new_len);
-				memcpy(new.t_data, (char *) data + sizeof(QueuedTuple), qt.new_len);
-				write(write_arg, &old, &new);
-				pfree(new.t_data);
+				if (message != NULL)
+					pfree(message);
+				message_cap = Max(nbytes, 2 * MESSAGE_BYTES);
+				message = MemoryContextAllocHuge(CurrentMemoryContext, message_cap);
 			}
-			else
-				write(write_arg, &old, NULL);
+			memcpy(message, data, nbytes);
+			INSTR_TIME_SET_CURRENT(received);
+
+			while (at < nbytes)
+			{
+				QueuedTuple qt;
+				HeapTupleData old;
+				HeapTupleData new;
+
+				if (range_done || nbytes - at < RECORD_HEADER_BYTES)
+					workers_failed(w, k);	/* nothing may follow a range's end */
+				memcpy(&qt, message + at, sizeof(QueuedTuple));
+				at += RECORD_HEADER_BYTES;
+				if (qt.kind == QUEUED_RANGE_END)
+				{
+					range_done = true;
+					continue;
+				}
+				if ((qt.kind != QUEUED_LIVE && qt.kind != QUEUED_DEAD) ||
+					(qt.kind == QUEUED_LIVE && MAXALIGN(qt.new_len) > nbytes - at))
+					workers_failed(w, k);
+
+				memcpy(old_header, qt.old_header, SizeofHeapTupleHeader);
+				old.t_len = SizeofHeapTupleHeader;
+				old.t_self = qt.old_self;
+				old.t_tableOid = relid;
+				old.t_data = (HeapTupleHeader) old_header;
+				if (qt.kind == QUEUED_LIVE)
+				{
+					new.t_len = qt.new_len;
+					ItemPointerSetInvalid(&new.t_self);
+					new.t_tableOid = InvalidOid;
+					new.t_data = (HeapTupleHeader) (message + at);
+					at += MAXALIGN(qt.new_len);
+					write(write_arg, &old, &new);
+				}
+				else
+					write(write_arg, &old, NULL);
+			}
 			INSTR_TIME_SET_CURRENT(written);
 			INSTR_TIME_SUBTRACT(written, received);
 			INSTR_TIME_SUBTRACT(received, start);
@@ -350,6 +402,8 @@ write_ranges(WriterState *w, GsstRewriteEmit write, void *write_arg,
 			result->write_s += INSTR_TIME_GET_DOUBLE(written);
 		}
 	}
+	if (message != NULL)
+		pfree(message);
 	pfree(old_header);
 }
 
