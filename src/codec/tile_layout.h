@@ -156,12 +156,17 @@ gsst_tile_nlongs_of_length(const gsst_tile_layout *l, uint64_t code_bytes, uint6
 	return (int64_t) ((tile_len - longs_at) / entry);
 }
 
-/* ---- little-endian entries (byte by byte: also on the device, unaligned) ---- */
+/* ---- little-endian entries (byte by byte where they may be unaligned) ---- */
 
 GSST_LAYOUT_FN uint64_t
 gsst_le_get(const uint8_t *p, uint32_t width)
 {
 	uint64_t	v = 0;
+
+#ifdef __CUDA_ARCH__
+	if (((uintptr_t) p & (width - 1)) == 0)
+		return width == 4 ? *(const uint32_t *) p : *(const uint64_t *) p;
+#endif
 
 	for (int i = (int) width - 1; i >= 0; i--)
 		v = v << 8 | p[i];
@@ -171,6 +176,16 @@ gsst_le_get(const uint8_t *p, uint32_t width)
 GSST_LAYOUT_FN void
 gsst_le_put(uint8_t *p, uint32_t width, uint64_t v)
 {
+#ifdef __CUDA_ARCH__
+	if (((uintptr_t) p & (width - 1)) == 0)
+	{
+		if (width == 4)
+			*(uint32_t *) p = (uint32_t) v;
+		else
+			*(uint64_t *) p = v;
+		return;
+	}
+#endif
 	for (uint32_t i = 0; i < width; i++)
 		p[i] = (uint8_t) (v >> (8 * i));
 }
@@ -278,16 +293,17 @@ gsst_tile_block_field(const uint8_t *tile, const gsst_tile_layout *l, uint64_t b
 }
 
 /*
- * Offsets of block b's values from its entry and length bytes, checking
- * them: comp[j] and raw[j] for j = 0 .. count, where count is the number of
- * values in the block and entry count is the next block's start.  A value's
- * code length never exceeds its raw length (equal: stored raw).  Returns
+ * Check block b's entry and length bytes, and give the offsets of its values
+ * as a version 1 index would: comp and raw (when not NULL) get entries j =
+ * 0 .. count of entry_width bytes, where count is the number of values in
+ * the block and entry count is the next block's start.  A value's code
+ * length never exceeds its raw length (equal: stored raw).  Returns
  * GSST_OK, or GSST_ERR_OFFSET when the block does not add up to the next
  * block's entry or a length byte or long entry breaks the rules.
  */
 GSST_LAYOUT_FN int
 gsst_tile_block_offsets(const uint8_t *tile, const gsst_tile_layout *l, uint64_t b,
-						uint64_t *comp, uint64_t *raw)
+						uint8_t *comp, uint8_t *raw, uint32_t entry_width)
 {
 	uint64_t	first = b * GSST_TILE_BLOCK_VALUES;
 	uint64_t	count = l->nvalues - first < GSST_TILE_BLOCK_VALUES ?
@@ -300,8 +316,11 @@ gsst_tile_block_offsets(const uint8_t *tile, const gsst_tile_layout *l, uint64_t
 
 	if (c > l->code_bytes || r > UINT64_MAX / 2 || k > l->nlongs)
 		return GSST_ERR_OFFSET;
-	comp[0] = c;
-	raw[0] = r;
+	if (comp != NULL)
+	{
+		gsst_le_put(comp, entry_width, c);
+		gsst_le_put(raw, entry_width, r);
+	}
 	for (uint64_t j = 0; j < count; j++)
 	{
 		uint64_t	cl = code_lens[j],
@@ -323,8 +342,11 @@ gsst_tile_block_offsets(const uint8_t *tile, const gsst_tile_layout *l, uint64_t
 			return GSST_ERR_OFFSET;
 		c += cl;
 		r += rl;
-		comp[j + 1] = c;
-		raw[j + 1] = r;
+		if (comp != NULL)
+		{
+			gsst_le_put(comp + (j + 1) * entry_width, entry_width, c);
+			gsst_le_put(raw + (j + 1) * entry_width, entry_width, r);
+		}
 	}
 	if (c != gsst_tile_block_field(tile, l, b + 1, 0) ||
 		r != gsst_tile_block_field(tile, l, b + 1, 1) ||
