@@ -382,36 +382,6 @@ k_finish(gg_encode_args a, uint64_t prefix_count)
 		gg_prefix_byte(&a, i);
 }
 
-/* version 2 index: the long values per block, then the blocks (a thread each) */
-__global__ void
-k_v2_block_longs(gg_encode_args a, uint64_t *longs)
-{
-	uint64_t	b = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
-
-	if (b <= a.layout.nblocks)
-		gg_v2_block_longs(&a, b, longs);
-}
-
-__global__ void
-k_v2_pack(gg_encode_args a, const uint64_t *long_first)
-{
-	uint64_t	b = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
-
-	if (b < a.layout.nblocks)
-		gg_v2_pack_block(&a, b, long_first);
-}
-
-/* a version 2 tile's index as version 1 entries, for the decoders (a thread a block) */
-__global__ void
-k_v2_expand(const uint8_t *tile, gsst_tile_layout l, uint64_t raw_bytes, uint8_t *comp,
-			uint8_t *raw, gg_error *err)
-{
-	uint64_t	b = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
-
-	if (b < l.nblocks)
-		gg_v2_expand_block(tile, &l, raw_bytes, b, comp, raw, err);
-}
-
 __global__ void __launch_bounds__(DECODE_SPLIT_THREADS)
 k_decode_split(gg_decode_args a, const gg_decoder *dec_global)
 {
@@ -795,6 +765,86 @@ warp_exclusive_sum(uint32_t x, unsigned lane, uint32_t *total)
 	}
 	*total = __shfl_sync(FULL_MASK, incl, 31);
 	return incl - x;
+}
+
+/* warp_exclusive_sum of 64-bit values, without the total */
+__device__ __forceinline__ uint64_t
+warp_exclusive_sum64(uint64_t x, unsigned lane)
+{
+	uint64_t	incl = x;
+
+	for (uint32_t d = 1; d < 32; d <<= 1)
+	{
+		uint64_t	t = __shfl_up_sync(FULL_MASK, incl, d);
+
+		if (lane >= d)
+			incl += t;
+	}
+	return incl - x;
+}
+
+/*
+ * The version 2 index (gsst_gpu_body.h, "the version 2 value index"): a
+ * warp per block of values, V2_THREADS threads a block.
+ */
+#define V2_THREADS 256
+
+/* the long values of each block (and 0 for the sentinel), for their scan */
+__global__ void __launch_bounds__(V2_THREADS)
+k_v2_block_longs(gg_encode_args a, uint64_t *longs)
+{
+	uint64_t	b = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	unsigned	lane = threadIdx.x & 31;
+	uint32_t	n;
+
+	if (b > a.layout.nblocks)
+		return;
+	n = b < a.layout.nblocks ? gg_v2_pack_lane_longs(&a, b, lane) : 0;
+	n = __reduce_add_sync(FULL_MASK, n);
+	if (lane == 0)
+		longs[b] = n;
+}
+
+__global__ void __launch_bounds__(V2_THREADS)
+k_v2_pack(gg_encode_args a, const uint64_t *long_first)
+{
+	uint64_t	b = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	unsigned	lane = threadIdx.x & 31;
+	uint32_t	total;
+	uint32_t	before;
+
+	if (b >= a.layout.nblocks)
+		return;
+	before = warp_exclusive_sum(gg_v2_pack_lane_longs(&a, b, lane), lane, &total);
+	gg_v2_pack_lane(&a, b, lane, long_first[b] + before, long_first);
+}
+
+/* a version 2 tile's index, checked, as version 1 entries for the decoders */
+__global__ void __launch_bounds__(V2_THREADS)
+k_v2_expand(const uint8_t *tile, gsst_tile_layout l, uint64_t raw_bytes, uint8_t *comp,
+			uint8_t *raw, gg_error *err)
+{
+	uint64_t	b = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	unsigned	lane = threadIdx.x & 31;
+	uint64_t	c0,
+				r0,
+				k0,
+				long_at,
+				code_sum,
+				raw_sum;
+	uint32_t	total;
+	int			bad;
+
+	if (b >= l.nblocks)
+		return;
+	gg_v2_block_start(tile, &l, b, &c0, &r0, &k0);
+	long_at = k0 + warp_exclusive_sum(gg_v2_expand_lane_longs(tile, &l, b, lane), lane, &total);
+	bad = gg_v2_expand_lane_sums(tile, &l, raw_bytes, b, lane, long_at, &code_sum, &raw_sum);
+	c0 += warp_exclusive_sum64(code_sum, lane);
+	r0 += warp_exclusive_sum64(raw_sum, lane);
+	bad |= gg_v2_expand_lane_write(tile, &l, raw_bytes, b, lane, long_at, c0, r0, comp, raw);
+	if (__any_sync(FULL_MASK, bad) && lane == 0)
+		gg_set_error(err, GSST_ERR_OFFSET, 2, b * GSST_TILE_BLOCK_VALUES);
 }
 
 /*
@@ -2537,11 +2587,11 @@ encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 	{
 		uint64_t	nb = plan.layout.nblocks;
 
-		k_v2_block_longs<<<blocks_for(nb + 1, 256), 256, 0, ctx->stream>>>(a, d_longs);
+		k_v2_block_longs<<<blocks_for((nb + 1) * 32, V2_THREADS), V2_THREADS, 0, ctx->stream>>>(a, d_longs);
 		CU_LAUNCH("index longs kernel");
 		CU(cub::DeviceScan::ExclusiveSum(ctx->d_work + at, scan_bytes, d_longs, d_long_first,
 										 (int) nb + 1, ctx->stream));
-		k_v2_pack<<<blocks_for(nb, 128), 128, 0, ctx->stream>>>(a, d_long_first);
+		k_v2_pack<<<blocks_for(nb * 32, V2_THREADS), V2_THREADS, 0, ctx->stream>>>(a, d_long_first);
 		CU_LAUNCH("index pack kernel");
 		CU(cudaMemcpyAsync(h_code_bytes + 2, d_long_first + nb, 8, cudaMemcpyDeviceToHost,
 						   ctx->stream));
@@ -2674,7 +2724,7 @@ expand_index(gsst_gpu *ctx, const void *d_tile, const gsst_tile_layout *l, const
 {
 	if (l->version != 2 || l->nblocks == 0)
 		return GSST_GPU_OK;
-	k_v2_expand<<<blocks_for(l->nblocks, 128), 128, 0, ctx->stream>>>(
+	k_v2_expand<<<blocks_for(l->nblocks * 32, V2_THREADS), V2_THREADS, 0, ctx->stream>>>(
 		(const uint8_t *) d_tile, *l, a->raw_bytes, (uint8_t *) a->comp, (uint8_t *) a->raw, a->err);
 	CU_LAUNCH("index expand kernel");
 	return GSST_GPU_OK;

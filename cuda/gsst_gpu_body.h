@@ -1640,36 +1640,194 @@ gg_prefix_byte(const gg_encode_args *a, uint64_t i)
  * ---- the version 2 value index (tile_layout.h) ----
  *
  * The encoder writes comp and raw offsets into side arrays, as for a
- * version 1 tile; once the code size is known they are packed into the
- * tile's blocks, length bytes and long list, a block per thread.
+ * version 1 tile; once the code size is known a warp per block of values
+ * packs them into the tile's block entries, length bytes and long list,
+ * and a decoder expands them back, checked, into such arrays.  A lane
+ * takes GG_V2_PER_LANE consecutive values; the phases below are what a lane
+ * does between the warp's scans (the CPU emulation runs them lane by lane).
  */
+#define GG_V2_LANES		32
+#define GG_V2_PER_LANE	(GSST_TILE_BLOCK_VALUES / GG_V2_LANES)
 
-/* long values of block b (0 for b = nblocks), for the scan that places the long list */
-GG_FN void
-gg_v2_block_longs(const gg_encode_args *a, uint64_t b, uint64_t *longs)
+/* The first of lane's values in block b; returns how many it has. */
+GG_FN uint32_t
+gg_v2_lane_values(const gsst_tile_layout *l, uint64_t b, uint32_t lane, uint64_t *first)
 {
-	longs[b] = b < a->layout.nblocks ? gsst_tile_block_longs(&a->layout, b, a->raw_entries) : 0;
+	uint64_t	at = b * GSST_TILE_BLOCK_VALUES + (uint64_t) lane * GG_V2_PER_LANE;
+
+	*first = at;
+	if (at >= l->nvalues)
+		return 0;
+	return l->nvalues - at < GG_V2_PER_LANE ? (uint32_t) (l->nvalues - at) : GG_V2_PER_LANE;
+}
+
+/* encoder, phase 1: the lane's long values (a block's sum places the long list) */
+GG_FN uint32_t
+gg_v2_pack_lane_longs(const gg_encode_args *a, uint64_t b, uint32_t lane)
+{
+	uint64_t	i;
+	uint32_t	count = gg_v2_lane_values(&a->layout, b, lane, &i);
+	uint32_t	w = a->layout.width;
+	uint32_t	longs = 0;
+
+	for (uint32_t j = 0; j < count; j++, i++)
+		longs += gsst_tile_is_long(gsst_le_get(a->raw_entries + (i + 1) * w, w) -
+								   gsst_le_get(a->raw_entries + i * w, w));
+	return longs;
 }
 
 /*
- * Block b of the index, its first long entry at long_first[b] (an exclusive
- * scan of gg_v2_block_longs, so long_first[nblocks] is L); the last block
- * also zeroes the padding after the length bytes and before the long list.
+ * encoder, phase 2: the lane's length bytes and long entries, the first at
+ * long_at; long_first[b] is the exclusive scan of the blocks' long values
+ * (long_first[nblocks] = L).  Lane 0 writes the block's entry; the last
+ * block also the sentinel entry and the padding after the length bytes and
+ * before the long list.
  */
 GG_FN void
-gg_v2_pack_block(const gg_encode_args *a, uint64_t b, const uint64_t *long_first)
+gg_v2_pack_lane(const gg_encode_args *a, uint64_t b, uint32_t lane, uint64_t long_at,
+				const uint64_t *long_first)
 {
 	gsst_tile_layout l = a->layout;
+	uint32_t	w = l.width;
+	uint64_t	i;
+	uint32_t	count = gg_v2_lane_values(&l, b, lane, &i);
+	uint8_t    *tile = a->tile;
 
 	gsst_tile_layout_finish(&l, *a->code_bytes_out, long_first[l.nblocks]);
-	gsst_tile_block_pack(a->tile, &l, b, a->comp_entries, a->raw_entries, long_first[b]);
-	if (b + 1 == l.nblocks)
+	for (uint32_t j = 0; j < count; j++, i++)
 	{
-		for (uint64_t i = l.raw_lens_at + l.nvalues; i < l.splits_at; i++)
-			a->tile[i] = 0;
-		for (uint64_t i = l.codes_at + l.code_bytes; i < l.longs_at; i++)
-			a->tile[i] = 0;
+		uint64_t	c0 = gsst_le_get(a->comp_entries + i * w, w),
+					r0 = gsst_le_get(a->raw_entries + i * w, w);
+
+		long_at += (uint64_t) gsst_tile_put_lengths(tile + l.code_lens_at, tile + l.raw_lens_at,
+													tile + l.longs_at, w, i, long_at,
+													gsst_le_get(a->comp_entries + (i + 1) * w, w) - c0,
+													gsst_le_get(a->raw_entries + (i + 1) * w, w) - r0);
 	}
+	if (lane == 0)
+	{
+		uint64_t	first = b * GSST_TILE_BLOCK_VALUES;
+		uint8_t    *entry = tile + l.blocks_at + b * 3 * w;
+
+		gsst_le_put(entry, w, gsst_le_get(a->comp_entries + first * w, w));
+		gsst_le_put(entry + w, w, gsst_le_get(a->raw_entries + first * w, w));
+		gsst_le_put(entry + 2 * w, w, long_first[b]);
+		if (b + 1 == l.nblocks)
+		{
+			entry += 3 * w;
+			gsst_le_put(entry, w, l.code_bytes);
+			gsst_le_put(entry + w, w, a->raw_bytes);
+			gsst_le_put(entry + 2 * w, w, l.nlongs);
+			for (uint64_t p = l.raw_lens_at + l.nvalues; p < l.splits_at; p++)
+				tile[p] = 0;
+			for (uint64_t p = l.codes_at + l.code_bytes; p < l.longs_at; p++)
+				tile[p] = 0;
+		}
+	}
+}
+
+/* where block b starts: its entry (comp, raw, long) */
+GG_FN void
+gg_v2_block_start(const uint8_t *tile, const gsst_tile_layout *l, uint64_t b, uint64_t *comp,
+				  uint64_t *raw, uint64_t *long_at)
+{
+	*comp = gsst_tile_block_field(tile, l, b, 0);
+	*raw = gsst_tile_block_field(tile, l, b, 1);
+	*long_at = gsst_tile_block_field(tile, l, b, 2);
+}
+
+/* decoder, phase 1: the lane's long values */
+GG_FN uint32_t
+gg_v2_expand_lane_longs(const uint8_t *tile, const gsst_tile_layout *l, uint64_t b, uint32_t lane)
+{
+	uint64_t	i;
+	uint32_t	count = gg_v2_lane_values(l, b, lane, &i);
+	uint32_t	longs = 0;
+
+	for (uint32_t j = 0; j < count; j++, i++)
+		longs += tile[l->raw_lens_at + i] == GSST_TILE_LONG;
+	return longs;
+}
+
+/*
+ * decoder, phase 2: the lane's code and raw bytes, its first long entry at
+ * long_at; returns nonzero when a value breaks gsst_tile_get_lengths' rules
+ * (raw lengths capped at raw_bytes: the sums cannot overflow).
+ */
+GG_FN int
+gg_v2_expand_lane_sums(const uint8_t *tile, const gsst_tile_layout *l, uint64_t raw_bytes,
+					   uint64_t b, uint32_t lane, uint64_t long_at, uint64_t *code_sum,
+					   uint64_t *raw_sum)
+{
+	uint64_t	i;
+	uint32_t	count = gg_v2_lane_values(l, b, lane, &i);
+	int			bad = 0;
+
+	*code_sum = *raw_sum = 0;
+	for (uint32_t j = 0; j < count; j++, i++)
+	{
+		uint64_t	cl = 0,
+					rl = 0;
+		int			is_long = gsst_tile_get_lengths(tile, l, i, long_at, raw_bytes, &cl, &rl);
+
+		bad |= is_long < 0;
+		long_at += is_long > 0;
+		*code_sum += cl;
+		*raw_sum += rl;
+	}
+	return bad;
+}
+
+/*
+ * decoder, phase 3: the lane's entries of the version 1 arrays comp_out
+ * and raw_out, its first value starting at (comp, raw) and its first long
+ * entry at long_at.  The lane of the block's last value also writes the
+ * entry after it and checks that the block adds up to the next block's
+ * entry; lane 0 of block 0 checks the first entry and the sentinel (C, R,
+ * L).  Returns nonzero on a failed check.
+ */
+GG_FN int
+gg_v2_expand_lane_write(const uint8_t *tile, const gsst_tile_layout *l, uint64_t raw_bytes,
+						uint64_t b, uint32_t lane, uint64_t long_at, uint64_t comp, uint64_t raw,
+						uint8_t *comp_out, uint8_t *raw_out)
+{
+	uint32_t	w = l->width;
+	uint64_t	i;
+	uint32_t	count = gg_v2_lane_values(l, b, lane, &i);
+	uint64_t	block_end = b * GSST_TILE_BLOCK_VALUES + GSST_TILE_BLOCK_VALUES;
+	int			bad = 0;
+
+	if (block_end > l->nvalues)
+		block_end = l->nvalues;
+	for (uint32_t j = 0; j < count; j++, i++)
+	{
+		uint64_t	cl = 0,
+					rl = 0;
+		int			is_long = gsst_tile_get_lengths(tile, l, i, long_at, raw_bytes, &cl, &rl);
+
+		long_at += is_long > 0;
+		gsst_le_put(comp_out + i * w, w, comp);
+		gsst_le_put(raw_out + i * w, w, raw);
+		comp += cl;
+		raw += rl;
+	}
+	if (count > 0 && i == block_end)
+	{
+		uint64_t	next = b + 1;
+
+		gsst_le_put(comp_out + i * w, w, comp);
+		gsst_le_put(raw_out + i * w, w, raw);
+		bad |= comp != gsst_tile_block_field(tile, l, next, 0) ||
+			raw != gsst_tile_block_field(tile, l, next, 1) ||
+			long_at != gsst_tile_block_field(tile, l, next, 2);
+	}
+	if (lane == 0 && b == 0)
+		bad |= gsst_tile_block_field(tile, l, 0, 0) != 0 || gsst_tile_block_field(tile, l, 0, 1) != 0 ||
+			gsst_tile_block_field(tile, l, 0, 2) != 0 ||
+			gsst_tile_block_field(tile, l, l->nblocks, 0) != l->code_bytes ||
+			gsst_tile_block_field(tile, l, l->nblocks, 1) != raw_bytes ||
+			gsst_tile_block_field(tile, l, l->nblocks, 2) != l->nlongs;
+	return bad;
 }
 
 /* ---- sample for training ---- */

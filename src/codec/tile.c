@@ -139,15 +139,8 @@ index_value(index_writer *ix, uint64_t v, uint64_t comp, uint64_t raw, uint64_t 
 		write_entry(ix->blocks, 3 * b + 1, width, raw);
 		write_entry(ix->blocks, 3 * b + 2, width, ix->nlongs);
 	}
-	if (GSST_UNLIKELY(gsst_tile_is_long(raw_len)))
-	{
-		write_entry(ix->long_stash, 2 * ix->nlongs, width, code_len);
-		write_entry(ix->long_stash, 2 * ix->nlongs + 1, width, raw_len);
-		ix->nlongs++;
-		code_len = raw_len = GSST_TILE_LONG;
-	}
-	ix->code_lens[v] = (uint8_t) code_len;
-	ix->raw_lens[v] = (uint8_t) raw_len;
+	ix->nlongs += (uint64_t) gsst_tile_put_lengths(ix->code_lens, ix->raw_lens, ix->long_stash,
+												  width, v, ix->nlongs, code_len, raw_len);
 }
 
 /* Where gsst_tile_encode writes, and how far it got. */

@@ -293,13 +293,67 @@ gsst_tile_block_field(const uint8_t *tile, const gsst_tile_layout *l, uint64_t b
 }
 
 /*
- * Check block b's entry and length bytes, and give the offsets of its values
- * as a version 1 index would: comp and raw (when not NULL) get entries j =
- * 0 .. count of entry_width bytes, where count is the number of values in
- * the block and entry count is the next block's start.  A value's code
- * length never exceeds its raw length (equal: stored raw).  Returns
- * GSST_OK, or GSST_ERR_OFFSET when the block does not add up to the next
- * block's entry or a length byte or long entry breaks the rules.
+ * The lengths of value i: its two length bytes and, for a long value, its
+ * entry k of the long list at longs (W bytes each), the one rule of how a
+ * value's lengths are stored.  Returns whether the value is long.
+ */
+GSST_LAYOUT_FN int
+gsst_tile_put_lengths(uint8_t *code_lens, uint8_t *raw_lens, uint8_t *longs, uint32_t width,
+					  uint64_t i, uint64_t k, uint64_t code_len, uint64_t raw_len)
+{
+	int			is_long = gsst_tile_is_long(raw_len);
+
+	if (is_long)
+	{
+		gsst_le_put(longs + 2 * k * width, width, code_len);
+		gsst_le_put(longs + (2 * k + 1) * width, width, raw_len);
+		code_len = raw_len = GSST_TILE_LONG;
+	}
+	code_lens[i] = (uint8_t) code_len;
+	raw_lens[i] = (uint8_t) raw_len;
+	return is_long;
+}
+
+/*
+ * Read them back, checking them: a long value has both bytes
+ * GSST_TILE_LONG and an entry k < nlongs of at least GSST_TILE_LONG raw
+ * bytes; no value has more code bytes than raw bytes (equal: stored raw),
+ * nor more raw bytes than max_raw.  Returns -1 on a broken rule, else
+ * whether the value is long.
+ */
+GSST_LAYOUT_FN int
+gsst_tile_get_lengths(const uint8_t *tile, const gsst_tile_layout *l, uint64_t i, uint64_t k,
+					  uint64_t max_raw, uint64_t *code_len, uint64_t *raw_len)
+{
+	uint64_t	cl = tile[l->code_lens_at + i],
+				rl = tile[l->raw_lens_at + i];
+	int			is_long = rl == GSST_TILE_LONG;
+
+	if (is_long)
+	{
+		const uint8_t *e = tile + l->longs_at + k * 2 * l->width;
+
+		if (cl != GSST_TILE_LONG || k >= l->nlongs)
+			return -1;
+		cl = gsst_le_get(e, l->width);
+		rl = gsst_le_get(e + l->width, l->width);
+		if (!gsst_tile_is_long(rl))
+			return -1;
+	}
+	if (cl > rl || rl > max_raw)
+		return -1;
+	*code_len = cl;
+	*raw_len = rl;
+	return is_long;
+}
+
+/*
+ * Check block b's entry and length bytes (gsst_tile_get_lengths), and give
+ * the offsets of its values as a version 1 index would: comp and raw (when
+ * not NULL) get entries j = 0 .. count of entry_width bytes, where count is
+ * the number of values in the block and entry count is the next block's
+ * start.  Returns GSST_OK, or GSST_ERR_OFFSET when the block does not add
+ * up to the next block's entry or a value's lengths break the rules.
  */
 GSST_LAYOUT_FN int
 gsst_tile_block_offsets(const uint8_t *tile, const gsst_tile_layout *l, uint64_t b,
@@ -311,8 +365,6 @@ gsst_tile_block_offsets(const uint8_t *tile, const gsst_tile_layout *l, uint64_t
 	uint64_t	c = gsst_tile_block_field(tile, l, b, 0);
 	uint64_t	r = gsst_tile_block_field(tile, l, b, 1);
 	uint64_t	k = gsst_tile_block_field(tile, l, b, 2);
-	const uint8_t *code_lens = tile + l->code_lens_at + first;
-	const uint8_t *raw_lens = tile + l->raw_lens_at + first;
 
 	if (c > l->code_bytes || r > UINT64_MAX / 2 || k > l->nlongs)
 		return GSST_ERR_OFFSET;
@@ -323,23 +375,13 @@ gsst_tile_block_offsets(const uint8_t *tile, const gsst_tile_layout *l, uint64_t
 	}
 	for (uint64_t j = 0; j < count; j++)
 	{
-		uint64_t	cl = code_lens[j],
-					rl = raw_lens[j];
+		uint64_t	cl,
+					rl;
+		int			is_long = gsst_tile_get_lengths(tile, l, first + j, k, UINT64_MAX / 4, &cl, &rl);
 
-		if (rl == GSST_TILE_LONG)
-		{
-			const uint8_t *e = tile + l->longs_at + k * 2 * l->width;
-
-			if (cl != GSST_TILE_LONG || k >= l->nlongs)
-				return GSST_ERR_OFFSET;
-			cl = gsst_le_get(e, l->width);
-			rl = gsst_le_get(e + l->width, l->width);
-			if (!gsst_tile_is_long(rl) || rl > UINT64_MAX / 4)
-				return GSST_ERR_OFFSET;
-			k++;
-		}
-		if (cl > rl || cl > l->code_bytes - c || rl > UINT64_MAX / 2 - r)
+		if (is_long < 0 || cl > l->code_bytes - c || rl > UINT64_MAX / 2 - r)
 			return GSST_ERR_OFFSET;
+		k += (uint64_t) is_long;
 		c += cl;
 		r += rl;
 		if (comp != NULL)
@@ -353,82 +395,6 @@ gsst_tile_block_offsets(const uint8_t *tile, const gsst_tile_layout *l, uint64_t
 		k != gsst_tile_block_field(tile, l, b + 1, 2))
 		return GSST_ERR_OFFSET;
 	return GSST_OK;
-}
-
-/*
- * The encoder's side: write block b's entry, length bytes and long entries
- * from per-value offsets (comp_entries and raw_entries hold N + 1 entries
- * of W bytes, as a version 1 index does), its first long entry being
- * long_first.  The last block also writes the sentinel entry B.  Returns
- * the block's long values.
- */
-GSST_LAYOUT_FN uint64_t
-gsst_tile_block_pack(uint8_t *tile, const gsst_tile_layout *l, uint64_t b,
-					 const uint8_t *comp_entries, const uint8_t *raw_entries,
-					 uint64_t long_first)
-{
-	uint32_t	w = l->width;
-	uint64_t	first = b * GSST_TILE_BLOCK_VALUES;
-	uint64_t	count = l->nvalues - first < GSST_TILE_BLOCK_VALUES ?
-		l->nvalues - first : GSST_TILE_BLOCK_VALUES;
-	uint64_t	c = gsst_le_get(comp_entries + first * w, w);
-	uint64_t	r = gsst_le_get(raw_entries + first * w, w);
-	uint64_t	k = long_first;
-	uint8_t    *entry = tile + l->blocks_at + b * 3 * w;
-
-	gsst_le_put(entry, w, c);
-	gsst_le_put(entry + w, w, r);
-	gsst_le_put(entry + 2 * w, w, k);
-	for (uint64_t j = 0; j < count; j++)
-	{
-		uint64_t	c_next = gsst_le_get(comp_entries + (first + j + 1) * w, w);
-		uint64_t	r_next = gsst_le_get(raw_entries + (first + j + 1) * w, w);
-		uint64_t	cl = c_next - c,
-					rl = r_next - r;
-
-		if (gsst_tile_is_long(rl))
-		{
-			uint8_t    *e = tile + l->longs_at + k * 2 * w;
-
-			gsst_le_put(e, w, cl);
-			gsst_le_put(e + w, w, rl);
-			cl = rl = GSST_TILE_LONG;
-			k++;
-		}
-		tile[l->code_lens_at + first + j] = (uint8_t) cl;
-		tile[l->raw_lens_at + first + j] = (uint8_t) rl;
-		c = c_next;
-		r = r_next;
-	}
-	if (b + 1 == l->nblocks)
-	{
-		entry += 3 * w;
-		gsst_le_put(entry, w, c);
-		gsst_le_put(entry + w, w, r);
-		gsst_le_put(entry + 2 * w, w, k);
-	}
-	return k - long_first;
-}
-
-/* Long values of block b, from raw offsets of W bytes (for long_first). */
-GSST_LAYOUT_FN uint64_t
-gsst_tile_block_longs(const gsst_tile_layout *l, uint64_t b, const uint8_t *raw_entries)
-{
-	uint32_t	w = l->width;
-	uint64_t	first = b * GSST_TILE_BLOCK_VALUES;
-	uint64_t	count = l->nvalues - first < GSST_TILE_BLOCK_VALUES ?
-		l->nvalues - first : GSST_TILE_BLOCK_VALUES;
-	uint64_t	r = gsst_le_get(raw_entries + first * w, w);
-	uint64_t	longs = 0;
-
-	for (uint64_t j = 0; j < count; j++)
-	{
-		uint64_t	r_next = gsst_le_get(raw_entries + (first + j + 1) * w, w);
-
-		longs += gsst_tile_is_long(r_next - r);
-		r = r_next;
-	}
-	return longs;
 }
 
 #endif							/* GSST_TILE_LAYOUT_H */

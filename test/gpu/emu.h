@@ -202,15 +202,30 @@ emu_encode(const gsst_encoder *enc, uint32_t version, const uint8_t *data, const
 			uint64_t	sum = 0;
 
 			for (uint64_t b = 0; b <= nb; b++)
-				gg_v2_block_longs(&a, b, longs);
+			{
+				longs[b] = 0;
+				for (uint32_t lane = 0; b < nb && lane < GG_V2_LANES; lane++)
+					longs[b] += gg_v2_pack_lane_longs(&a, b, lane);
+			}
 			for (uint64_t b = 0; b <= nb; b++)
 			{
 				long_first[b] = sum;
 				sum += longs[b];
 			}
-			/* blocks in reverse: a block may not lean on the one before it */
+			/* blocks and lanes in reverse: none may lean on one before it */
 			for (uint64_t b = nb; b-- > 0;)
-				gg_v2_pack_block(&a, b, long_first);
+			{
+				uint64_t	lane_at[GG_V2_LANES];
+				uint64_t	at = long_first[b];
+
+				for (uint32_t lane = 0; lane < GG_V2_LANES; lane++)
+				{
+					lane_at[lane] = at;
+					at += gg_v2_pack_lane_longs(&a, b, lane);
+				}
+				for (uint32_t lane = GG_V2_LANES; lane-- > 0;)
+					gg_v2_pack_lane(&a, b, lane, lane_at[lane], long_first);
+			}
 			gsst_tile_layout_finish(&plan.layout, c, long_first[nb]);
 			free(longs);
 			free(long_first);
@@ -270,9 +285,41 @@ emu_decode_args(const uint8_t *tile, size_t tile_len, gg_decode_args *a, gsst_ta
 		memset(*entries, 0xC3, 2 * (l.nvalues + 1) * l.width);
 		a->comp = *entries;
 		a->raw = *entries + (l.nvalues + 1) * l.width;
-		/* in reverse, so that no block's entries depend on the order */
+		/* as k_v2_expand's warps, in reverse: no block may lean on another */
 		for (uint64_t b = l.nblocks; b-- > 0;)
-			gg_v2_expand_block(tile, &l, raw_bytes, b, (uint8_t *) a->comp, (uint8_t *) a->raw, err);
+		{
+			uint64_t	c0,
+						r0,
+						k0,
+						long_at[GG_V2_LANES],
+						comp[GG_V2_LANES],
+						raw[GG_V2_LANES];
+			int			bad = 0;
+
+			gg_v2_block_start(tile, &l, b, &c0, &r0, &k0);
+			for (uint32_t lane = 0; lane < GG_V2_LANES; lane++)
+			{
+				long_at[lane] = k0;
+				k0 += gg_v2_expand_lane_longs(tile, &l, b, lane);
+			}
+			for (uint32_t lane = 0; lane < GG_V2_LANES; lane++)
+			{
+				uint64_t	code_sum,
+							raw_sum;
+
+				bad |= gg_v2_expand_lane_sums(tile, &l, raw_bytes, b, lane, long_at[lane], &code_sum,
+											  &raw_sum);
+				comp[lane] = c0;
+				raw[lane] = r0;
+				c0 += code_sum;
+				r0 += raw_sum;
+			}
+			for (uint32_t lane = GG_V2_LANES; lane-- > 0;)
+				bad |= gg_v2_expand_lane_write(tile, &l, raw_bytes, b, lane, long_at[lane], comp[lane],
+											   raw[lane], (uint8_t *) a->comp, (uint8_t *) a->raw);
+			if (bad)
+				gg_set_error(err, GSST_ERR_OFFSET, 2, b * GSST_TILE_BLOCK_VALUES);
+		}
 	}
 	a->splits = tile + l.splits_at;
 	a->codes = tile + l.codes_at;
