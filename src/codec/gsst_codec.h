@@ -283,6 +283,15 @@ uint64_t	gsst_tile_raw_offset(const gsst_tile *tile, uint64_t i);
 void		gsst_tile_split(const gsst_tile *tile, uint64_t s, uint64_t *first_value,
 							uint64_t *comp_offset, uint64_t *raw_offset);
 
+/*
+ * The offsets of values first .. first + count (count + 1 entries each, the
+ * last one where value first + count starts), in one walk of the index: for
+ * callers that read many values' offsets.  first + count <= nvalues, else
+ * GSST_ERR_OFFSET.
+ */
+int			gsst_tile_offsets(const gsst_tile *tile, uint64_t first, uint64_t count,
+							  uint64_t *comp_offsets, uint64_t *raw_offsets);
+
 /* Decode the whole tile: out gets all values back to back (raw_bytes). */
 int			gsst_tile_decode_all(const gsst_tile *tile, uint8_t *out, size_t out_cap);
 

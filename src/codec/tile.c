@@ -973,6 +973,44 @@ gsst_tile_split(const gsst_tile *tile, uint64_t s, uint64_t *first_value,
 	*raw_offset = read_entry(entry, 2, tile->offset_width);
 }
 
+int
+gsst_tile_offsets(const gsst_tile *tile, uint64_t first, uint64_t count, uint64_t *comp_offsets,
+				  uint64_t *raw_offsets)
+{
+	uint64_t	c,
+				r,
+				k;
+
+	if (tile == NULL || (count > 0 && (comp_offsets == NULL || raw_offsets == NULL)) ||
+		first > tile->nvalues || count > tile->nvalues - first)
+		return GSST_ERR_OFFSET;
+	if (tile->version == 1)
+	{
+		for (uint64_t j = 0; j <= count; j++)
+		{
+			comp_offsets[j] = read_entry(tile->comp_offsets, first + j, tile->offset_width);
+			raw_offsets[j] = read_entry(tile->raw_offsets, first + j, tile->offset_width);
+		}
+		return GSST_OK;
+	}
+	v2_seek(tile, first, &c, &r, &k);
+	for (uint64_t j = 0; j < count; j++)
+	{
+		uint64_t	cl,
+					rl;
+
+		comp_offsets[j] = c;
+		raw_offsets[j] = r;
+		v2_lengths(tile, first + j, k, &cl, &rl);
+		k += tile->raw_lens[first + j] == GSST_TILE_LONG;
+		c += cl;
+		r += rl;
+	}
+	comp_offsets[count] = c;
+	raw_offsets[count] = r;
+	return GSST_OK;
+}
+
 static int
 validate_offsets(const gsst_tile *t)
 {

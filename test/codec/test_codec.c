@@ -709,6 +709,27 @@ check_tile(const gsst_encoder *enc, const value_set *vs, size_t split_bytes, int
 				ok &= CHECK_EQ(gsst_tile_comp_offset(&v1, i), gsst_tile_comp_offset(&tile, i));
 				ok &= CHECK_EQ(gsst_tile_raw_offset(&v1, i), gsst_tile_raw_offset(&tile, i));
 			}
+			/* gsst_tile_offsets walks windows of either version to the same offsets */
+			{
+				uint64_t	comp[2][98],
+							raw[2][98];
+
+				for (size_t i = 0; i < vs->n && ok; i += 97)
+				{
+					uint64_t	count = vs->n - i < 97 ? vs->n - i : 97;
+
+					ok &= CHECK_EQ(gsst_tile_offsets(&v1, i, count, comp[0], raw[0]), GSST_OK);
+					ok &= CHECK_EQ(gsst_tile_offsets(&tile, i, count, comp[1], raw[1]), GSST_OK);
+					for (uint64_t j = 0; j <= count && ok; j++)
+						ok &= CHECK(comp[0][j] == gsst_tile_comp_offset(&v1, i + j) &&
+									comp[1][j] == comp[0][j] && raw[1][j] == raw[0][j] &&
+									raw[0][j] == vs->offsets[i + j]);
+				}
+				ok &= CHECK_EQ(gsst_tile_offsets(&tile, vs->n, 0, comp[1], raw[1]), GSST_OK);
+				ok &= CHECK_EQ(comp[1][0], tile.code_bytes);
+				ok &= CHECK_EQ(gsst_tile_offsets(&tile, vs->n, 1, comp[1], raw[1]), GSST_ERR_OFFSET);
+				ok &= CHECK_EQ(gsst_tile_offsets(&tile, vs->n + 1, 0, comp[1], raw[1]), GSST_ERR_OFFSET);
+			}
 		}
 		free(v1_buf);
 	}
