@@ -835,7 +835,8 @@ k_v2_expand(const uint8_t *tile, gsst_tile_layout l, uint64_t raw_bytes, uint8_t
 	uint32_t	total;
 	int			bad;
 
-	if (b >= l.nblocks)
+	/* block 0 always runs: it checks the sentinel, also of an empty tile */
+	if (b > 0 && b >= l.nblocks)
 		return;
 	gg_v2_block_start(tile, &l, b, &c0, &r0, &k0);
 	long_at = k0 + warp_exclusive_sum(gg_v2_expand_lane_longs(tile, &l, b, lane), lane, &total);
@@ -2722,9 +2723,10 @@ open_device_tile(gsst_gpu *ctx, const void *d_tile, size_t tile_len, gg_decode_a
 static int
 expand_index(gsst_gpu *ctx, const void *d_tile, const gsst_tile_layout *l, const gg_decode_args *a)
 {
-	if (l->version != 2 || l->nblocks == 0)
+	if (l->version != 2)
 		return GSST_GPU_OK;
-	k_v2_expand<<<blocks_for(l->nblocks * 32, V2_THREADS), V2_THREADS, 0, ctx->stream>>>(
+	k_v2_expand<<<blocks_for((l->nblocks > 0 ? l->nblocks : 1) * 32, V2_THREADS), V2_THREADS, 0,
+		ctx->stream>>>(
 		(const uint8_t *) d_tile, *l, a->raw_bytes, (uint8_t *) a->comp, (uint8_t *) a->raw, a->err);
 	CU_LAUNCH("index expand kernel");
 	return GSST_GPU_OK;

@@ -285,8 +285,8 @@ emu_decode_args(const uint8_t *tile, size_t tile_len, gg_decode_args *a, gsst_ta
 		memset(*entries, 0xC3, 2 * (l.nvalues + 1) * l.width);
 		a->comp = *entries;
 		a->raw = *entries + (l.nvalues + 1) * l.width;
-		/* as k_v2_expand's warps, in reverse: no block may lean on another */
-		for (uint64_t b = l.nblocks; b-- > 0;)
+		/* as k_v2_expand's warps, in reverse: no block may lean on another (block 0 always runs) */
+		for (uint64_t b = l.nblocks > 0 ? l.nblocks : 1; b-- > 0;)
 		{
 			uint64_t	c0,
 						r0,

@@ -252,6 +252,30 @@ check_hostile(const batch *b, const gsst_encoder *enc)
 	free(out);
 }
 
+/* an empty version 2 tile decodes; with a broken sentinel it is refused, as by the codec */
+static void
+check_empty_tile(const gsst_encoder *enc)
+{
+	uint64_t	zero = 0;
+	size_t		cap = gsst_tile_bound(0, 0, 0),
+				len = 0,
+				out_len;
+	uint8_t    *tile = malloc(cap);
+	uint8_t		out[16];
+	gsst_tile	t;
+	gsst_tile_layout l;
+	uint64_t	r,
+				c;
+
+	CHECK(gsst_tile_encode(enc, NULL, &zero, 0, 0, tile, cap, &len) == GSST_OK &&
+		  gsst_tile_parse_header(tile, len, len, &l, &r, &c) == GSST_OK, "empty tile");
+	CHECK(emu_decode(tile, len, 0, out, 0, &out_len) == GSST_OK && out_len == 0, "empty tile decodes");
+	tile[l.blocks_at + l.width] = 1;	/* the sentinel's R */
+	CHECK(gsst_tile_open(&t, tile, len) != GSST_OK &&
+		  emu_decode(tile, len, 0, out, 0, &out_len) != GSST_OK, "empty tile with a broken sentinel");
+	free(tile);
+}
+
 /* units of a batch of raw bytes, at most (one per grid point before its end) */
 static uint64_t
 most_units(uint64_t raw, uint64_t unit)
@@ -570,6 +594,7 @@ main(int argc, char **argv)
 		train_table(&b, enc);
 		check_batch("long-values", &b, enc, 0);
 		check_hostile(&b, enc);
+		check_empty_tile(enc);
 		batch_free(&b);
 	}
 
