@@ -12,6 +12,8 @@
  *        --runs N                  timed runs (default 10, median reported)
  *        --flags N                 GSST_GPU_FLAG_* kernel choices
  *        --variants                also time other split/unit sizes
+ *        --tile-v1                 then the same with version 1 tiles
+ *                                  (GSST_GPU_FLAG_TILE_V1), a row "FILE@v1"
  *        --tsv PATH                append the result row (header if new)
  *   gpu_bench baselines FILE BYTES [--runs N] [--tsv PATH] [--no-gsst]
  *                                  gsst, the LZSS baseline (bench/baselines,
@@ -41,7 +43,7 @@
 #include "batch.h"
 #include "baselines.h"
 
-#define TSV_HEADER "device\tfile\tinput_bytes\tratio\tencode_GBps\tencode_kernel_GBps\tdecode_GBps\tdecode_values_GBps\tpeak_extra_device_bytes\tbitexact\n"
+#define TSV_HEADER "device\tfile\tinput_bytes\tratio\ttile_ratio\tencode_GBps\tencode_kernel_GBps\tdecode_GBps\tdecode_values_GBps\tpeak_extra_device_bytes\tbitexact\n"
 
 #define TSV_HEADER_CODEC "device\tcodec\tfile\tinput_bytes\tratio\tencode_GBps\tencode_kernel_GBps\tdecode_GBps\tdecode_values_GBps\tpeak_extra_device_bytes\tbitexact\n"
 
@@ -100,19 +102,23 @@ release(dev_batch *d)
 }
 
 static const char *
-region_of(const gg_layout *l, uint64_t at)
+region_of(const gsst_tile_layout *l, uint64_t at)
 {
 	if (at < GSST_TILE_HEADER_BYTES)
 		return "header";
-	if (at < l->comp_at)
+	if (at < (l->version == 1 ? l->comp_at : l->blocks_at))
 		return "table";
-	if (at < l->raw_at)
+	if (l->version == 1 && at < l->raw_at)
 		return "comp offsets";
-	if (at < l->splits_at)
+	if (l->version == 1 && at < l->splits_at)
 		return "raw offsets";
+	if (l->version == 2 && at < l->code_lens_at)
+		return "block entries";
+	if (l->version == 2 && at < l->splits_at)
+		return "length bytes";
 	if (at < l->codes_at)
 		return "splits";
-	return "codes";
+	return "codes or long list";
 }
 
 /* compare two tiles, print where they first differ and in which value */
@@ -123,7 +129,7 @@ compare_tiles(const char *name, const uint8_t *cpu, size_t cpu_len, const uint8_
 	size_t		m = std::min(cpu_len, gpu_len);
 	size_t		i = 0;
 	gsst_tile	t;
-	gg_layout	l;
+	gsst_tile_layout	l;
 	uint64_t	r,
 				c;
 
@@ -131,7 +137,7 @@ compare_tiles(const char *name, const uint8_t *cpu, size_t cpu_len, const uint8_
 		i++;
 	if (i == m && cpu_len == gpu_len)
 		return true;
-	if (gg_parse_header(cpu, cpu_len, cpu_len, &l, &r, &c) != GSST_OK)
+	if (gsst_tile_parse_header(cpu, cpu_len, cpu_len, &l, &r, &c) != GSST_OK)
 	{
 		fail(name, "tiles differ at %zu (cpu tile header unreadable)", i);
 		return false;
@@ -210,7 +216,7 @@ cpu_tile_like(const uint8_t *gpu_tile, const batch *b, uint32_t split, bool *ok)
 	std::vector<uint8_t> out;
 	gsst_table	table;
 	size_t		consumed;
-	uint32_t	tb = gg_get_u32(gpu_tile + 12);
+	uint32_t	tb = (uint32_t) gsst_le_get(gpu_tile + 12, 4);
 	gsst_encoder *enc = (gsst_encoder *) malloc(sizeof(gsst_encoder));
 	uint64_t	zero = 0;
 	const uint64_t *off = b->n ? b->off : &zero;
@@ -222,7 +228,9 @@ cpu_tile_like(const uint8_t *gpu_tile, const batch *b, uint32_t split, bool *ok)
 	{
 		gsst_encoder_init(enc, &table);
 		out.resize(gsst_tile_bound(b->n, b->n ? b->off[b->n] - b->off[0] : 0, split));
-		rc = gsst_tile_encode(enc, b->data, off, b->n, split, out.data(), out.size(), &len);
+		/* the GPU tile's version (GSST_GPU_FLAG_TILE_V1 makes version 1) */
+		rc = gsst_tile_encode_version(enc, b->data, off, b->n, split, gpu_tile[4], out.data(),
+									  out.size(), &len);
 		out.resize(len);
 		*ok = rc == GSST_OK;
 	}
@@ -252,7 +260,7 @@ table_is_host_trained(const uint8_t *gpu_tile, const batch *b, uint32_t sample_b
 	size_t		count = 0;
 	gsst_table	table;
 	ptrdiff_t	len;
-	uint32_t	tb = gg_get_u32(gpu_tile + 12);
+	uint32_t	tb = (uint32_t) gsst_le_get(gpu_tile + 12, 4);
 
 	if (b->n == 0)
 		return true;
@@ -318,25 +326,32 @@ static std::vector<uint8_t>
 widen_tile(const uint8_t *tile, size_t len)
 {
 	gsst_tile	t;
-	gg_layout	l;
+	gsst_tile_layout l;
 	std::vector<uint8_t> w;
 
 	if (gsst_tile_open(&t, tile, len) != GSST_OK ||
-		gg_compute_layout(&l, 8, t.table_bytes, t.nvalues, t.nsplits) != 0)
+		gsst_tile_layout_start(&l, t.version, 8, t.table_bytes, t.nvalues, t.nsplits) != 0 ||
+		gsst_tile_layout_finish(&l, t.code_bytes, t.nlongs) != 0)
 		return w;
-	w.assign(l.codes_at + t.code_bytes, 0);
-	gg_write_prefix(w.data(), &l, tile + GSST_TILE_HEADER_BYTES, t.raw_bytes, t.code_bytes);
-	for (uint64_t i = 0; i <= t.nvalues; i++)
+	w.assign(l.end, 0);
+	gsst_tile_write_header(w.data(), &l, tile + GSST_TILE_HEADER_BYTES, t.raw_bytes, t.code_bytes);
+	if (t.version == 1)
+		for (uint64_t i = 0; i <= t.nvalues; i++)
+		{
+			gsst_le_put(&w[l.comp_at + 8 * i], 8, gsst_le_get(t.comp_offsets + t.offset_width * i, t.offset_width));
+			gsst_le_put(&w[l.raw_at + 8 * i], 8, gsst_le_get(t.raw_offsets + t.offset_width * i, t.offset_width));
+		}
+	else
 	{
-		uint64_t	c = t.offset_width == 4 ? gg_get_u32(t.comp_offsets + 4 * i) : gg_get_u64(t.comp_offsets + 8 * i);
-		uint64_t	r = t.offset_width == 4 ? gg_get_u32(t.raw_offsets + 4 * i) : gg_get_u64(t.raw_offsets + 8 * i);
-
-		gg_put_u64(&w[l.comp_at + 8 * i], c);
-		gg_put_u64(&w[l.raw_at + 8 * i], r);
+		for (uint64_t i = 0; i < 3 * (l.nblocks + 1); i++)
+			gsst_le_put(&w[l.blocks_at + 8 * i], 8, gsst_le_get(t.blocks + t.offset_width * i, t.offset_width));
+		memcpy(&w[l.code_lens_at], t.code_lens, t.nvalues);
+		memcpy(&w[l.raw_lens_at], t.raw_lens, t.nvalues);
+		for (uint64_t i = 0; i < 2 * t.nlongs; i++)
+			gsst_le_put(&w[l.longs_at + 8 * i], 8, gsst_le_get(t.longs + t.offset_width * i, t.offset_width));
 	}
 	for (uint64_t i = 0; i < 3 * (t.nsplits + 1); i++)
-		gg_put_u64(&w[l.splits_at + 8 * i], t.offset_width == 4 ? gg_get_u32(t.splits + 4 * i) :
-				   gg_get_u64(t.splits + 8 * i));
+		gsst_le_put(&w[l.splits_at + 8 * i], 8, gsst_le_get(t.splits + t.offset_width * i, t.offset_width));
 	memcpy(&w[l.codes_at], t.codes, t.code_bytes);
 	return w;
 }
@@ -418,7 +433,7 @@ check_batch(gsst_gpu *ctx, uint32_t split, const char *name, const batch *b)
 	}
 	/* the given-table path yields the same tile */
 	{
-		uint32_t	tb = gg_get_u32(tile.data() + 12);
+		uint32_t	tb = (uint32_t) gsst_le_get(tile.data() + 12, 4);
 		size_t		len2 = 0;
 		std::vector<uint8_t> tile2(cap);
 
@@ -722,6 +737,7 @@ median(std::vector<double> v)
 struct bench_result
 {
 	double		ratio = 0,
+				tile_ratio = 0,
 				enc = 0,
 				enc_kernel = 0,
 				dec = 0,
@@ -770,13 +786,14 @@ bench_config(const char *name, const batch *b, const dev_batch *d, uint32_t spli
 	tile.resize(r.tile_len);
 	CK(cudaMemcpy(tile.data(), d_tile, r.tile_len, cudaMemcpyDeviceToHost));
 	{
-		gg_layout	l;
+		gsst_tile_layout	l;
 		uint64_t	raw,
 					code;
 		gsst_tile	t;
 
-		gg_parse_header(tile.data(), r.tile_len, r.tile_len, &l, &raw, &code);
+		gsst_tile_parse_header(tile.data(), r.tile_len, r.tile_len, &l, &raw, &code);
 		r.ratio = (double) raw / (double) (code + l.table_bytes);
+		r.tile_ratio = (double) raw / (double) r.tile_len;
 		rc = gsst_tile_open(&t, tile.data(), r.tile_len);
 		if (rc != GSST_OK)
 		{
@@ -786,11 +803,17 @@ bench_config(const char *name, const batch *b, const dev_batch *d, uint32_t spli
 		if (ref_tile && !ref_tile->empty())
 		{
 			/* same values, other split size: offsets and codes must match */
-			gg_layout	rl;
+			gsst_tile_layout	rl;
 
-			gg_parse_header(ref_tile->data(), ref_tile->size(), ref_tile->size(), &rl, &raw, &code);
-			if (memcmp(ref_tile->data() + rl.comp_at, tile.data() + l.comp_at, l.splits_at - l.comp_at) != 0 ||
-				memcmp(ref_tile->data() + rl.codes_at, tile.data() + l.codes_at, code) != 0)
+			gsst_tile_parse_header(ref_tile->data(), ref_tile->size(), ref_tile->size(), &rl, &raw, &code);
+			uint64_t	index_at = l.version == 1 ? l.comp_at : l.blocks_at;
+			uint64_t	ref_index_at = rl.version == 1 ? rl.comp_at : rl.blocks_at;
+
+			/* the index up to the splits, and for v2 the long list after the codes */
+			if (rl.version != l.version ||
+				memcmp(ref_tile->data() + ref_index_at, tile.data() + index_at, l.splits_at - index_at) != 0 ||
+				memcmp(ref_tile->data() + rl.codes_at, tile.data() + l.codes_at, code) != 0 ||
+				memcmp(ref_tile->data() + rl.longs_at, tile.data() + l.longs_at, l.end - l.longs_at) != 0)
 			{
 				fail(name, "split %u unit %u: offsets or codes differ from the reference tile", split, unit);
 				ok = false;
@@ -879,9 +902,9 @@ bench_config(const char *name, const batch *b, const dev_batch *d, uint32_t spli
 	r.dec_values = gb / (median(val) / 1e3);
 	r.dec_values_kernel = gb / (median(val_k) / 1e3);
 	r.train_ms = median(train);
-	printf("%-10s split %6u unit %6u flags %u | ratio %.3f | encode %7.1f GB/s (kernels %7.1f, %.3f ms, train %.3f ms, "
+	printf("%-10s split %6u unit %6u flags %u | ratio %.3f (whole tile %.3f, v%u) | encode %7.1f GB/s (kernels %7.1f, %.3f ms, train %.3f ms, "
 		   "min %.3f max %.3f ms) | decode %7.1f GB/s (kernel %7.1f) | values %7.1f GB/s (kernel %7.1f) | extra %llu\n",
-		   name, split, unit, flags, r.ratio, r.enc, r.enc_kernel, median(enc_k), r.train_ms,
+		   name, split, unit, flags, r.ratio, r.tile_ratio, (unsigned) tile[4], r.enc, r.enc_kernel, median(enc_k), r.train_ms,
 		   *std::min_element(enc.begin(), enc.end()), *std::max_element(enc.begin(), enc.end()),
 		   r.dec, r.dec_kernel, r.dec_values, r.dec_values_kernel, (unsigned long long) r.extra);
 	printf("%-10s encode stages (median ms): kernel %.3f | resolve+scan %.3f | compaction %.3f | "
@@ -909,7 +932,8 @@ run_bench(int argc, char **argv)
 				flags = 0;
 	int			runs = 10;
 	bool		cpu_check = false,
-				variants = false;
+				variants = false,
+				tile_v1 = false;
 	const char *tsv = NULL;
 	const char *name = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
 	batch		b = {};
@@ -924,6 +948,8 @@ run_bench(int argc, char **argv)
 			cpu_check = true;
 		else if (!strcmp(argv[i], "--variants"))
 			variants = true;
+		else if (!strcmp(argv[i], "--tile-v1"))
+			tile_v1 = true;
 		else if (!strcmp(argv[i], "--split") && i + 1 < argc)
 			split = (uint32_t) atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--unit") && i + 1 < argc)
@@ -951,18 +977,27 @@ run_bench(int argc, char **argv)
 	}
 	printf("# %s: %s, %llu values, %llu bytes (device %s, %d SMs)\n", name, file,
 		   (unsigned long long) b.n, (unsigned long long) d.raw, info.name, info.multiprocessors);
-	r = bench_config(name, &b, &d, split, unit, sample, runs, cpu_check, &ref, flags);
-	if (tsv)
+	for (int v1 = 0; v1 <= (tile_v1 ? 1 : 0); v1++)
 	{
-		FILE	   *f = fopen(tsv, "a+");
+		std::string row = name;
 
-		fseek(f, 0, SEEK_END);
-		if (ftell(f) == 0)
-			fputs(TSV_HEADER, f);
-		fprintf(f, "%s\t%s\t%llu\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\t%llu\t%s\n", info.name, name,
-				(unsigned long long) d.raw, r.ratio, r.enc, r.enc_kernel, r.dec, r.dec_values,
-				(unsigned long long) r.extra, r.bitexact.c_str());
-		fclose(f);
+		/* version 1: the same call, another index; no reference tile of the other layout */
+		if (v1)
+			row += "@v1";
+		r = bench_config(row.c_str(), &b, &d, split, unit, sample, runs, cpu_check, v1 ? nullptr : &ref,
+						 flags | (v1 ? GSST_GPU_FLAG_TILE_V1 : 0));
+		if (tsv)
+		{
+			FILE	   *f = fopen(tsv, "a+");
+
+			fseek(f, 0, SEEK_END);
+			if (ftell(f) == 0)
+				fputs(TSV_HEADER, f);
+			fprintf(f, "%s\t%s\t%llu\t%.3f\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\t%llu\t%s\n", info.name,
+					row.c_str(), (unsigned long long) d.raw, r.ratio, r.tile_ratio, r.enc, r.enc_kernel,
+					r.dec, r.dec_values, (unsigned long long) r.extra, r.bitexact.c_str());
+			fclose(f);
+		}
 	}
 	if (variants)
 	{

@@ -15,7 +15,11 @@
 # them out of the whole run, SKIP_SANITIZER=1 the compute-sanitizer runs.
 # With "sanitizers" as third argument only the compute-sanitizer runs (the
 # whole run does not fit one 10-minute device call); SKIP_NCU=1 leaves
-# out the ncu profile.
+# out the ncu profile.  For a short run: CHECK_MB (8) sizes each file of the
+# checks, SKIP_VARIANTS=1 leaves out the split/unit variants, BENCH_FILES
+# ("email urls2 uuid") names the files timed after l_comment, and
+# TILE_AB=1 times l_comment again with version 1 tiles in the same process
+# (a row "l_comment@v1").
 set -u -o pipefail
 DATA=${1:-.gpudata/dbtext}
 BYTES=${2:-2147483648}
@@ -70,7 +74,7 @@ if [ "${3:-}" = sanitizers ]; then
 fi
 
 echo "== bit-exactness checks"
-timeout 150 "$BENCH" check "$DATA" 8 2>&1 | tee "$OUT/check.log" | grep -v ' ok$'
+timeout 150 "$BENCH" check "$DATA" "${CHECK_MB:-8}" 2>&1 | tee "$OUT/check.log" | grep -v ' ok$'
 CHECK_RC=${PIPESTATUS[0]}
 if [ "$CHECK_RC" -ge 2 ]; then
 	echo "== checks crashed (exit $CHECK_RC): no benchmark"
@@ -78,8 +82,12 @@ if [ "$CHECK_RC" -ge 2 ]; then
 fi
 
 echo "== benchmark"
-timeout 170 "$BENCH" bench "$DATA/l_comment" "$BYTES" --cpu-check --variants --tsv "$TSV" 2>&1 | tee "$OUT/bench.log"
-for f in email urls2 uuid; do
+VARIANTS=--variants
+[ -n "${SKIP_VARIANTS:-}" ] && VARIANTS=
+AB=
+[ -n "${TILE_AB:-}" ] && AB=--tile-v1
+timeout 170 "$BENCH" bench "$DATA/l_comment" "$BYTES" --cpu-check $VARIANTS $AB --tsv "$TSV" 2>&1 | tee "$OUT/bench.log"
+for f in ${BENCH_FILES-email urls2 uuid}; do
 	timeout 50 "$BENCH" bench "$DATA/$f" "$BYTES" --tsv "$TSV" 2>&1 | tee -a "$OUT/bench.log"
 done
 

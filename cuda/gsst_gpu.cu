@@ -284,7 +284,7 @@ compact_unit_staged(const gg_encode_args *a, const gg_unit *r, uint64_t base, ui
 	uint64_t	nentries = r->end_value > first_whole ? r->end_value - first_whole : 0;
 	uint32_t	width = a->width;
 	uint32_t	per_round = COMPACT_STAGE_ENTRY_BYTES / width;
-	uint8_t    *comp = a->tile + a->comp_at;
+	uint8_t    *comp = a->comp_entries;
 	uint64_t	add = base + r->lead_final;
 	uint32_t	s_codes = (uint32_t) __cvta_generic_to_shared(st->codes);
 	uint32_t	s_entries = (uint32_t) __cvta_generic_to_shared(st->entries);
@@ -765,6 +765,87 @@ warp_exclusive_sum(uint32_t x, unsigned lane, uint32_t *total)
 	}
 	*total = __shfl_sync(FULL_MASK, incl, 31);
 	return incl - x;
+}
+
+/* warp_exclusive_sum of 64-bit values, without the total */
+__device__ __forceinline__ uint64_t
+warp_exclusive_sum64(uint64_t x, unsigned lane)
+{
+	uint64_t	incl = x;
+
+	for (uint32_t d = 1; d < 32; d <<= 1)
+	{
+		uint64_t	t = __shfl_up_sync(FULL_MASK, incl, d);
+
+		if (lane >= d)
+			incl += t;
+	}
+	return incl - x;
+}
+
+/*
+ * The version 2 index (gsst_gpu_body.h, "the version 2 value index"): a
+ * warp per block of values, V2_THREADS threads a block.
+ */
+#define V2_THREADS 256
+
+/* the long values of each block (and 0 for the sentinel), for their scan */
+__global__ void __launch_bounds__(V2_THREADS)
+k_v2_block_longs(gg_encode_args a, uint64_t *longs)
+{
+	uint64_t	b = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	unsigned	lane = threadIdx.x & 31;
+	uint32_t	n;
+
+	if (b > a.layout.nblocks)
+		return;
+	n = b < a.layout.nblocks ? gg_v2_pack_lane_longs(&a, b, lane) : 0;
+	n = __reduce_add_sync(FULL_MASK, n);
+	if (lane == 0)
+		longs[b] = n;
+}
+
+__global__ void __launch_bounds__(V2_THREADS)
+k_v2_pack(gg_encode_args a, const uint64_t *long_first)
+{
+	uint64_t	b = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	unsigned	lane = threadIdx.x & 31;
+	uint32_t	total;
+	uint32_t	before;
+
+	if (b >= a.layout.nblocks)
+		return;
+	before = warp_exclusive_sum(gg_v2_pack_lane_longs(&a, b, lane), lane, &total);
+	gg_v2_pack_lane(&a, b, lane, long_first[b] + before, long_first);
+}
+
+/* a version 2 tile's index, checked, as version 1 entries for the decoders */
+__global__ void __launch_bounds__(V2_THREADS)
+k_v2_expand(const uint8_t *tile, gsst_tile_layout l, uint64_t raw_bytes, uint8_t *comp,
+			uint8_t *raw, gg_error *err)
+{
+	uint64_t	b = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
+	unsigned	lane = threadIdx.x & 31;
+	uint64_t	c0,
+				r0,
+				k0,
+				long_at,
+				code_sum,
+				raw_sum;
+	uint32_t	total;
+	int			bad;
+
+	/* block 0 always runs: it checks the sentinel, also of an empty tile */
+	if (b > 0 && b >= l.nblocks)
+		return;
+	gg_v2_block_start(tile, &l, b, &c0, &r0, &k0);
+	long_at = k0 + warp_exclusive_sum(gg_v2_expand_lane_longs(tile, &l, b, lane), lane, &total);
+	bad = gg_v2_expand_lane_sums(tile, &l, raw_bytes, b, lane, long_at, &code_sum, &raw_sum);
+	c0 += warp_exclusive_sum64(code_sum, lane);
+	r0 += warp_exclusive_sum64(raw_sum, lane);
+	bad |= gg_v2_expand_lane_write(tile, &l, raw_bytes, b, lane, long_at, c0, r0, comp, raw);
+	if (__any_sync(FULL_MASK, bad) && lane == 0)
+		gg_set_error(err, GSST_ERR_OFFSET, 2, b * GSST_TILE_BLOCK_VALUES);
 }
 
 /*
@@ -2105,10 +2186,10 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 	{
 		size_t		enc_at = at;
 		size_t		prefix_at = enc_at + sizeof(gg_encoder);
-		size_t		dec_at = gg_align_up(prefix_at + PREFIX_MAX_BYTES, 256);
+		size_t		dec_at = gsst_align_up(prefix_at + PREFIX_MAX_BYTES, 256);
 		size_t		err_at = dec_at + sizeof(gg_decoder);
 		size_t		cb_at = err_at + 64;
-		size_t		blob_at = gg_align_up(cb_at + 64, 256);
+		size_t		blob_at = gsst_align_up(cb_at + 64, 256);
 
 		ctx->fixed_bytes = blob_at + SAMPLE_BLOB_BYTES;
 		INIT_CU(cudaMalloc((void **) &ctx->d_fixed, ctx->fixed_bytes));
@@ -2177,6 +2258,13 @@ gsst_gpu_last_stats(const gsst_gpu *ctx, gsst_gpu_stats *stats)
 
 /* ---- encode ---- */
 
+/* the tile format version that encode writes */
+static uint32_t
+tile_version(const gsst_gpu *ctx)
+{
+	return (ctx->cfg.flags & GSST_GPU_FLAG_TILE_V1) ? 1 : GSST_TILE_VERSION;
+}
+
 /* n == 0: the codec builds the (tiny) tile on the host */
 static int
 encode_empty(gsst_gpu *ctx, const gsst_table *table, void *d_tile, size_t tile_cap,
@@ -2187,8 +2275,8 @@ encode_empty(gsst_gpu *ctx, const gsst_table *table, void *d_tile, size_t tile_c
 	int			rc;
 
 	gsst_encoder_init(enc, table);
-	rc = gsst_tile_encode(enc, NULL, &zero, 0, ctx->cfg.split_bytes, ctx->h_pinned,
-						  PINNED_BYTES, tile_len);
+	rc = gsst_tile_encode_version(enc, NULL, &zero, 0, ctx->cfg.split_bytes, tile_version(ctx),
+								  ctx->h_pinned, PINNED_BYTES, tile_len);
 	if (rc != GSST_OK)
 		return set_error(ctx, GSST_GPU_ERR_CODEC, "empty tile: %s", gsst_strerror(rc));
 	if (*tile_len > tile_cap)
@@ -2224,8 +2312,13 @@ encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 				scratch_at;
 	uint8_t    *h_enc_up,
 			   *h_prefix_up,
-			   *raw_side;
-	uint64_t   *h_code_bytes;
+			   *raw_side,
+			   *comp_side;
+	uint64_t   *h_code_bytes,
+			   *d_longs,
+			   *d_long_first;
+	uint32_t	version = tile_version(ctx);
+	uint64_t	index_at;
 	double		t0;
 	float		ms;
 	int			rc = check_ctx(ctx);
@@ -2313,24 +2406,40 @@ encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 	 * Units and workspace first (the table's size moves only the tile's
 	 * index): the unit starts are found on the GPU while the host trains.
 	 */
-	if (gg_plan_encode(&plan, n, meta[0], meta[1], meta[2], 0, split_bytes, unit_bytes) != 0)
+	if (gg_plan_encode(&plan, version, n, meta[0], meta[1], meta[2], 0, split_bytes,
+					   unit_bytes) != 0)
 		return set_error(ctx, GSST_GPU_ERR_LIMIT, "encode: batch too large");
 	if (plan.nunits > (uint64_t) INT32_MAX - 1 || plan.nunits * 32 / COMPACT_THREADS > (uint64_t) INT32_MAX)
 		return set_error(ctx, GSST_GPU_ERR_LIMIT, "encode: too many work units");
 	{
 		uint64_t   *null_u64 = NULL;
+		size_t		longs_scan_bytes = 0;
 
 		CU(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, null_u64, null_u64,
 										 (int) plan.nunits, ctx->stream));
+		if (version == 2)
+		{
+			if (plan.layout.nblocks >= (uint64_t) INT32_MAX)
+				return set_error(ctx, GSST_GPU_ERR_LIMIT, "encode: too many index blocks");
+			CU(cub::DeviceScan::ExclusiveSum(NULL, longs_scan_bytes, null_u64, null_u64,
+											 (int) plan.layout.nblocks + 1, ctx->stream));
+			if (longs_scan_bytes > scan_bytes)
+				scan_bytes = longs_scan_bytes;
+		}
 	}
 	memset(&a, 0, sizeof(a));
 	{
-		size_t		units_at = gg_align_up(2 * plan.temp_bytes, 256);
-		size_t		starts_at = gg_align_up(units_at + plan.nunits * sizeof(gg_unit), 256);
-		size_t		sizes_at = gg_align_up(starts_at + (plan.nunits + 1) * sizeof(gg_piece), 256);
-		size_t		bases_at = gg_align_up(sizes_at + plan.nunits * 8, 256);
-		size_t		raw_at = gg_align_up(bases_at + plan.nunits * 8, 256);
-		size_t		scan_at = gg_align_up(raw_at + n * plan.layout.width, 256);
+		size_t		units_at = gsst_align_up(2 * plan.temp_bytes, 256);
+		size_t		starts_at = gsst_align_up(units_at + plan.nunits * sizeof(gg_unit), 256);
+		size_t		sizes_at = gsst_align_up(starts_at + (plan.nunits + 1) * sizeof(gg_piece), 256);
+		size_t		bases_at = gsst_align_up(sizes_at + plan.nunits * 8, 256);
+		size_t		raw_at = gsst_align_up(bases_at + plan.nunits * 8, 256);
+		/* a version 2 tile's comp offsets, and its long values per block */
+		size_t		comp_at = gsst_align_up(raw_at + (n + 1) * plan.layout.width, 256);
+		size_t		longs_at = gsst_align_up(comp_at + (version == 2 ? (n + 1) * plan.layout.width : 0), 256);
+		size_t		long_first_at = gsst_align_up(longs_at + (plan.layout.nblocks + 1) * 8, 256);
+		size_t		scan_at = version == 2 ?
+			gsst_align_up(long_first_at + (plan.layout.nblocks + 1) * 8, 256) : comp_at;
 
 		work_need = scan_at + scan_bytes;
 		rc = ensure_buffer(ctx, &ctx->d_work, &ctx->work_cap, work_need);
@@ -2343,6 +2452,9 @@ encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 		a.sizes = (uint64_t *) (ctx->d_work + sizes_at);
 		a.bases = (uint64_t *) (ctx->d_work + bases_at);
 		raw_side = ctx->d_work + raw_at;
+		comp_side = ctx->d_work + comp_at;
+		d_longs = (uint64_t *) (ctx->d_work + longs_at);
+		d_long_first = (uint64_t *) (ctx->d_work + long_first_at);
 		at = scan_at;
 	}
 	a.data = (const uint8_t *) d_data;
@@ -2391,11 +2503,12 @@ encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 	/* the tile's layout */
 	ser_len = gsst_table_serialize(&table, serialized, sizeof(serialized));
 	if (ser_len < 0 ||
-		gg_plan_encode(&plan, n, meta[0], meta[1], meta[2], (uint32_t) ser_len,
+		gg_plan_encode(&plan, version, n, meta[0], meta[1], meta[2], (uint32_t) ser_len,
 					   split_bytes, unit_bytes) != 0)
 		return set_error(ctx, GSST_GPU_ERR_LIMIT, "encode: batch too large");
+	index_at = version == 1 ? plan.layout.comp_at : plan.layout.blocks_at;
 	/* the scratch goes in the tile, from its code area's first 32-aligned byte */
-	scratch_at = gg_align_up((uintptr_t) d_tile + plan.layout.codes_at, 32) - (uintptr_t) d_tile;
+	scratch_at = gsst_align_up((uintptr_t) d_tile + plan.layout.codes_at, 32) - (uintptr_t) d_tile;
 	if (tile_cap < gsst_tile_bound(n, plan.raw_bytes, split_bytes) ||
 		tile_cap < scratch_at + plan.scratch_bytes)
 		return set_error(ctx, GSST_GPU_ERR_SPACE, "encode: tile buffer of %zu bytes, need %zu",
@@ -2408,9 +2521,9 @@ encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 	h_prefix_up = h_enc_up + sizeof(gg_encoder);
 	h_code_bytes = (uint64_t *) (h_prefix_up + PREFIX_MAX_BYTES);
 	gg_encoder_from_codec((gg_encoder *) h_enc_up, ctx->h_enc);
-	gg_write_prefix(h_prefix_up, &plan.layout, serialized, plan.raw_bytes, 0);
+	gsst_tile_write_header(h_prefix_up, &plan.layout, serialized, plan.raw_bytes, 0);
 	/* d_prefix follows d_enc as h_prefix_up follows h_enc_up: one copy */
-	CU(cudaMemcpyAsync(ctx->d_enc, h_enc_up, sizeof(gg_encoder) + plan.layout.comp_at,
+	CU(cudaMemcpyAsync(ctx->d_enc, h_enc_up, sizeof(gg_encoder) + index_at,
 					   cudaMemcpyHostToDevice, ctx->stream));
 
 	/*
@@ -2420,8 +2533,9 @@ encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 	 */
 	CU(cudaEventRecord(ctx->ev_side_go, ctx->stream));
 	CU(cudaStreamWaitEvent(ctx->side, ctx->ev_side_go, 0));
-	CU(cudaMemcpyAsync((uint8_t *) d_tile + plan.layout.raw_at, raw_side, n * plan.layout.width,
-					   cudaMemcpyDeviceToDevice, ctx->side));
+	if (version == 1)
+		CU(cudaMemcpyAsync((uint8_t *) d_tile + plan.layout.raw_at, raw_side, n * plan.layout.width,
+						   cudaMemcpyDeviceToDevice, ctx->side));
 	CU(cudaEventRecord(ctx->ev_side_done, ctx->side));
 
 	a.scratch = (uint8_t *) d_tile + scratch_at;
@@ -2431,14 +2545,17 @@ encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 	a.width = plan.layout.width;
 	a.scratch_bytes = plan.scratch_bytes;
 	a.tile = (uint8_t *) d_tile;
-	a.comp_at = plan.layout.comp_at;
-	a.raw_at = plan.layout.raw_at;
+	a.layout = plan.layout;
+	a.index_at = index_at;
+	/* a version 1 index is written in place; a version 2 one is packed from side arrays */
+	a.comp_entries = version == 1 ? (uint8_t *) d_tile + plan.layout.comp_at : comp_side;
+	a.raw_entries = version == 1 ? (uint8_t *) d_tile + plan.layout.raw_at : raw_side;
 	a.splits_at = plan.layout.splits_at;
 	a.splits_end = plan.layout.splits_end;
 	a.codes_at = plan.layout.codes_at;
 	a.code_bytes_out = ctx->d_code_bytes;
 	a.prefix = ctx->d_prefix;
-	prefix_count = plan.layout.comp_at + (plan.layout.codes_at - plan.layout.splits_end);
+	prefix_count = index_at + (plan.layout.codes_at - plan.layout.splits_end);
 
 	CU(cudaEventRecord(ctx->ev_kernel, ctx->stream));
 	k_encode<<<blocks_for(plan.nunits, ENCODE_THREADS), ENCODE_THREADS, 0, ctx->stream>>>(a);
@@ -2467,6 +2584,21 @@ encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 	k_finish<<<blocks_for(plan.nsplits + 1 > prefix_count ? plan.nsplits + 1 : prefix_count, 256),
 		256, 0, ctx->stream>>>(a, prefix_count);
 	CU_LAUNCH("split table and header kernel");
+	if (version == 2)
+	{
+		uint64_t	nb = plan.layout.nblocks;
+
+		k_v2_block_longs<<<blocks_for((nb + 1) * 32, V2_THREADS), V2_THREADS, 0, ctx->stream>>>(a, d_longs);
+		CU_LAUNCH("index longs kernel");
+		CU(cub::DeviceScan::ExclusiveSum(ctx->d_work + at, scan_bytes, d_longs, d_long_first,
+										 (int) nb + 1, ctx->stream));
+		k_v2_pack<<<blocks_for(nb * 32, V2_THREADS), V2_THREADS, 0, ctx->stream>>>(a, d_long_first);
+		CU_LAUNCH("index pack kernel");
+		CU(cudaMemcpyAsync(h_code_bytes + 2, d_long_first + nb, 8, cudaMemcpyDeviceToHost,
+						   ctx->stream));
+	}
+	else
+		h_code_bytes[2] = 0;
 	CU(cudaEventRecord(ctx->ev_kernel_end, ctx->stream));
 	CU(cudaMemcpyAsync(h_code_bytes, ctx->d_code_bytes, 16, cudaMemcpyDeviceToHost, ctx->stream));
 	CU(cudaEventRecord(ctx->ev_end, ctx->stream));
@@ -2476,7 +2608,9 @@ encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 		return set_error(ctx, GSST_GPU_ERR_LIMIT,
 						 "encode: parts of a long value came out longer than their raw bytes by too much; "
 						 "encode this batch on the CPU");
-	*tile_len = plan.layout.codes_at + *h_code_bytes;
+	if (gsst_tile_layout_finish(&plan.layout, h_code_bytes[0], h_code_bytes[2]) != 0)
+		return set_error(ctx, GSST_GPU_ERR_LIMIT, "encode: tile too large");
+	*tile_len = (size_t) plan.layout.end;
 	CU(cudaEventElapsedTime(&ms, ctx->ev_start, ctx->ev_end));
 	ctx->stats.total_ms = ms;
 	CU(cudaEventElapsedTime(&ms, ctx->ev_kernel, ctx->ev_kernel_end));
@@ -2510,14 +2644,19 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 
 /* ---- decode ---- */
 
-/* read and check the tile header and table; fill args and upload the decoder */
+/*
+ * Read and check the tile header and table; fill args and upload the
+ * decoder.  The workspace gets room for a version 2 tile's index as version
+ * 1 entries (expand_index), then work_after bytes more from *work_at on.
+ */
 static int
-open_device_tile(gsst_gpu *ctx, const void *d_tile, size_t tile_len, gg_decode_args *a)
+open_device_tile(gsst_gpu *ctx, const void *d_tile, size_t tile_len, gg_decode_args *a,
+				 gsst_tile_layout *lout, size_t work_after, size_t *work_at)
 {
 	size_t		avail = tile_len < GSST_TILE_HEADER_BYTES + GSST_TABLE_MAX_BYTES ?
 		tile_len : GSST_TILE_HEADER_BYTES + GSST_TABLE_MAX_BYTES;
 	uint8_t    *h = ctx->h_pinned;
-	gg_layout	l;
+	gsst_tile_layout	l;
 	uint64_t	raw_bytes,
 				code_bytes;
 	gsst_table	table;
@@ -2529,7 +2668,7 @@ open_device_tile(gsst_gpu *ctx, const void *d_tile, size_t tile_len, gg_decode_a
 	if (avail > 0)
 		CU(cudaMemcpyAsync(h, d_tile, avail, cudaMemcpyDeviceToHost, ctx->stream));
 	CU(cudaStreamSynchronize(ctx->stream));
-	rc = gg_parse_header(h, avail, tile_len, &l, &raw_bytes, &code_bytes);
+	rc = gsst_tile_parse_header(h, avail, tile_len, &l, &raw_bytes, &code_bytes);
 	if (rc == GSST_OK)
 	{
 		if (avail < GSST_TILE_HEADER_BYTES + (size_t) l.table_bytes)
@@ -2546,9 +2685,25 @@ open_device_tile(gsst_gpu *ctx, const void *d_tile, size_t tile_len, gg_decode_a
 					   cudaMemcpyHostToDevice, ctx->stream));
 	CU(cudaMemsetAsync(ctx->d_err, 0, sizeof(gg_error), ctx->stream));
 
+	*work_at = l.version == 2 ? gsst_align_up(2 * (l.nvalues + 1) * l.width, 256) : 0;
+	if (*work_at + work_after > 0)
+	{
+		rc = ensure_buffer(ctx, &ctx->d_work, &ctx->work_cap, *work_at + work_after);
+		if (rc != GSST_GPU_OK)
+			return rc;
+	}
+	*lout = l;
 	memset(a, 0, sizeof(*a));
-	a->comp = (const uint8_t *) d_tile + l.comp_at;
-	a->raw = (const uint8_t *) d_tile + l.raw_at;
+	if (l.version == 1)
+	{
+		a->comp = (const uint8_t *) d_tile + l.comp_at;
+		a->raw = (const uint8_t *) d_tile + l.raw_at;
+	}
+	else
+	{
+		a->comp = ctx->d_work;
+		a->raw = ctx->d_work + (l.nvalues + 1) * l.width;
+	}
 	a->splits = (const uint8_t *) d_tile + l.splits_at;
 	a->codes = (const uint8_t *) d_tile + l.codes_at;
 	a->n = l.nvalues;
@@ -2557,6 +2712,23 @@ open_device_tile(gsst_gpu *ctx, const void *d_tile, size_t tile_len, gg_decode_a
 	a->code_bytes = code_bytes;
 	a->width = l.width;
 	a->err = ctx->d_err;
+	return GSST_GPU_OK;
+}
+
+/*
+ * A version 2 index, checked block by block, into the version 1 entries
+ * that the decoders read (open_device_tile placed them).  Part of the
+ * decode's kernel time.
+ */
+static int
+expand_index(gsst_gpu *ctx, const void *d_tile, const gsst_tile_layout *l, const gg_decode_args *a)
+{
+	if (l->version != 2)
+		return GSST_GPU_OK;
+	k_v2_expand<<<blocks_for((l->nblocks > 0 ? l->nblocks : 1) * 32, V2_THREADS), V2_THREADS, 0,
+		ctx->stream>>>(
+		(const uint8_t *) d_tile, *l, a->raw_bytes, (uint8_t *) a->comp, (uint8_t *) a->raw, a->err);
+	CU_LAUNCH("index expand kernel");
 	return GSST_GPU_OK;
 }
 
@@ -2586,6 +2758,8 @@ gsst_gpu_decode_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len, void 
 					   size_t out_cap, size_t *out_len)
 {
 	gg_decode_args a;
+	gsst_tile_layout l;
+	size_t		work_at;
 	int			rc = check_ctx(ctx);
 
 	if (rc != GSST_GPU_OK)
@@ -2594,7 +2768,7 @@ gsst_gpu_decode_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len, void 
 		return set_error(ctx, GSST_GPU_ERR_ARG, "decode: out_len is NULL");
 	*out_len = 0;
 	CU(cudaEventRecord(ctx->ev_start, ctx->stream));
-	rc = open_device_tile(ctx, d_tile, tile_len, &a);
+	rc = open_device_tile(ctx, d_tile, tile_len, &a, &l, 0, &work_at);
 	if (rc != GSST_GPU_OK)
 		return rc;
 	if (out_cap < a.raw_bytes || (d_out == NULL && a.raw_bytes > 0))
@@ -2605,6 +2779,9 @@ gsst_gpu_decode_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len, void 
 	if (a.nsplits > (uint64_t) INT32_MAX * (WARP_SPLIT_THREADS / 32))
 		return set_error(ctx, GSST_GPU_ERR_LIMIT, "decode: too many splits");
 	CU(cudaEventRecord(ctx->ev_kernel, ctx->stream));
+	rc = expand_index(ctx, d_tile, &l, &a);
+	if (rc != GSST_GPU_OK)
+		return rc;
 	if (a.nsplits > 0 && (ctx->cfg.flags & GSST_GPU_FLAG_THREAD_SPLITS))
 	{
 		k_decode_split<<<blocks_for(a.nsplits, DECODE_SPLIT_THREADS), DECODE_SPLIT_THREADS, 0,
@@ -2623,7 +2800,7 @@ gsst_gpu_decode_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len, void 
 		CU_LAUNCH("decode kernel");
 	}
 	rc = finish_decode(ctx);
-	ctx->stats.extra_device_bytes = ctx->fixed_bytes;
+	ctx->stats.extra_device_bytes = ctx->fixed_bytes + work_at;
 	if (rc == GSST_GPU_OK)
 		*out_len = a.raw_bytes;
 	return rc;
@@ -2635,7 +2812,11 @@ gsst_gpu_decode_values_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len
 							  void *d_out_offsets)
 {
 	gg_decode_args a;
+	gsst_tile_layout l;
 	uint64_t	count;
+	size_t		work_at,
+				scan_bytes = 0,
+				lens_bytes = gsst_align_up((k + 1) * 8, 256);
 	int			rc = check_ctx(ctx);
 
 	if (rc != GSST_GPU_OK)
@@ -2644,13 +2825,23 @@ gsst_gpu_decode_values_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len
 							  ((uintptr_t) d_out_offsets & 7)))
 		return set_error(ctx, GSST_GPU_ERR_ARG,
 						 "decode_values: offsets NULL, or indices/offsets not 8-byte aligned");
+	if (d_indices != NULL)
+	{
+		uint64_t   *null_u64 = NULL;
+
+		if (k >= (size_t) INT32_MAX)
+			return set_error(ctx, GSST_GPU_ERR_LIMIT, "decode_values: too many indices");
+		CU(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, null_u64, null_u64, (int) (k + 1),
+										 ctx->stream));
+	}
 	CU(cudaEventRecord(ctx->ev_start, ctx->stream));
-	rc = open_device_tile(ctx, d_tile, tile_len, &a);
+	rc = open_device_tile(ctx, d_tile, tile_len, &a, &l,
+						  d_indices != NULL ? lens_bytes + scan_bytes : 0, &work_at);
 	if (rc != GSST_GPU_OK)
 		return rc;
 	a.out = (uint8_t *) d_out;
 	a.out_cap = out_cap;
-	ctx->stats.extra_device_bytes = ctx->fixed_bytes;
+	ctx->stats.extra_device_bytes = ctx->fixed_bytes + work_at;
 	if (d_indices == NULL)
 	{
 		if (out_cap < a.raw_bytes || (d_out == NULL && a.raw_bytes > 0))
@@ -2658,30 +2849,26 @@ gsst_gpu_decode_values_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len
 							 out_cap, (unsigned long long) a.raw_bytes);
 		count = a.n;
 		CU(cudaEventRecord(ctx->ev_kernel, ctx->stream));
+		rc = expand_index(ctx, d_tile, &l, &a);
+		if (rc != GSST_GPU_OK)
+			return rc;
 	}
 	else
 	{
-		size_t		scan_bytes = 0;
-		size_t		lens_bytes = gg_align_up((k + 1) * 8, 256);
-		uint64_t   *null_u64 = NULL;
 		uint64_t   *lens;
 
-		if (k >= (size_t) INT32_MAX)
-			return set_error(ctx, GSST_GPU_ERR_LIMIT, "decode_values: too many indices");
 		a.sel = (const uint64_t *) d_indices;
 		a.sel_off = (const uint64_t *) d_out_offsets;
 		a.nsel = k;
-		CU(cub::DeviceScan::ExclusiveSum(NULL, scan_bytes, null_u64, null_u64, (int) (k + 1),
-										 ctx->stream));
-		rc = ensure_buffer(ctx, &ctx->d_work, &ctx->work_cap, lens_bytes + scan_bytes);
+		ctx->stats.extra_device_bytes += lens_bytes + scan_bytes;
+		lens = (uint64_t *) (ctx->d_work + work_at);
+		CU(cudaEventRecord(ctx->ev_kernel, ctx->stream));
+		rc = expand_index(ctx, d_tile, &l, &a);
 		if (rc != GSST_GPU_OK)
 			return rc;
-		ctx->stats.extra_device_bytes += lens_bytes + scan_bytes;
-		lens = (uint64_t *) ctx->d_work;
-		CU(cudaEventRecord(ctx->ev_kernel, ctx->stream));
 		k_selected_len<<<blocks_for(k + 1, 256), 256, 0, ctx->stream>>>(a, lens);
 		CU_LAUNCH("selected lengths kernel");
-		CU(cub::DeviceScan::ExclusiveSum(ctx->d_work + lens_bytes, scan_bytes, lens,
+		CU(cub::DeviceScan::ExclusiveSum(ctx->d_work + work_at + lens_bytes, scan_bytes, lens,
 										 (uint64_t *) d_out_offsets, (int) (k + 1), ctx->stream));
 		count = k;
 	}
@@ -2736,7 +2923,7 @@ gsst_gpu_encode(gsst_gpu *ctx, const uint8_t *table, size_t table_len, const uin
 	if (tile_cap < bound)
 		return set_error(ctx, GSST_GPU_ERR_SPACE, "encode: tile buffer of %zu bytes, need %zu",
 						 tile_cap, bound);
-	data_at = gg_align_up((n + 1) * 8, 256);
+	data_at = gsst_align_up((n + 1) * 8, 256);
 	in_need = data_at + raw + 16;
 	rc = ensure_buffer(ctx, &ctx->d_stage_in, &ctx->stage_in_cap, in_need);
 	/* the device tile also holds the encoder's scratch */
@@ -2802,8 +2989,8 @@ gsst_gpu_decode_values(gsst_gpu *ctx, const uint8_t *tile, size_t tile_len,
 					   const uint64_t *indices, size_t k, uint8_t *out, size_t out_cap,
 					   uint64_t *out_offsets)
 {
-	size_t		idx_at = gg_align_up(out_cap + 16, 256);
-	size_t		offs_at = idx_at + gg_align_up(k * 8 + 8, 256);
+	size_t		idx_at = gsst_align_up(out_cap + 16, 256);
+	size_t		offs_at = idx_at + gsst_align_up(k * 8 + 8, 256);
 	int			rc = check_ctx(ctx);
 
 	if (rc != GSST_GPU_OK)

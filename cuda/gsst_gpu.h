@@ -73,7 +73,10 @@ typedef struct gsst_gpu_config
 #define GSST_GPU_FLAG_FIXED_SIZES    8u	/* encode: split_bytes and unit_bytes
 										 * exactly as configured, not fitted
 										 * to the GPU (see gsst_gpu_stats) */
-#define GSST_GPU_FLAGS_ALL          15u	/* init rejects any other bit */
+#define GSST_GPU_FLAG_TILE_V1       16u	/* encode: tile format version 1
+										 * (8 bytes of index a value), for
+										 * comparisons; decode reads both */
+#define GSST_GPU_FLAGS_ALL          31u	/* init rejects any other bit */
 
 typedef struct gsst_gpu_info
 {

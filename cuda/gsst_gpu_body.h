@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "gsst_codec.h"
+#include "tile_layout.h"
 
 #ifdef __CUDACC__
 #define GG_FN static __host__ __device__ __forceinline__
@@ -108,8 +109,10 @@ typedef struct gg_encode_args
 	uint8_t    *temp;			/* compaction goes through it, a chunk at a time */
 	uint64_t	temp_bytes;
 	uint8_t    *tile;
-	uint64_t	comp_at;
-	uint64_t	raw_at;
+	gsst_tile_layout layout;	/* up to the code area */
+	uint8_t    *comp_entries;	/* N + 1 comp offsets: the tile's (v1) or a side array (v2) */
+	uint8_t    *raw_entries;	/* N + 1 raw offsets: the same */
+	uint64_t	index_at;		/* the header region ends at the index */
 	uint64_t	splits_at;
 	uint64_t	splits_end;
 	uint64_t	codes_at;
@@ -118,7 +121,7 @@ typedef struct gg_encode_args
 	uint64_t   *sizes;			/* final bytes per unit */
 	uint64_t   *bases;			/* exclusive prefix sum of sizes */
 	uint64_t   *code_bytes_out;	/* C, for the host */
-	const uint8_t *prefix;		/* header + table + padding, [0, comp_at) */
+	const uint8_t *prefix;		/* header + table + padding, [0, index_at) */
 } gg_encode_args;
 
 typedef struct gg_error
@@ -1082,7 +1085,7 @@ gg_encode_values_w(const gg_encoder *enc, const gg_encode_args *a, const gg_win 
 	uint32_t	out = gg_pack_pos(pk);
 	uint32_t	acc = gg_pack_acc32(pk);
 	uint32_t	limit = out + (vend - vstart);
-	uint8_t    *comp = a->tile + a->comp_at;
+	uint8_t    *comp = a->comp_entries;
 	uint32_t	elo = (uint32_t) ((uintptr_t) comp + v * width);
 	gg_sptr		tab = gg_sptr_of(enc);
 	gg_entries	entries;
@@ -1493,7 +1496,7 @@ gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nla
 		else
 			gg_copy_lanes(dst, scratch + sp, r->trail_codes, scr_lo, scr_hi, lane, nlanes);
 		if (lane == 0)
-			gg_write_entry(a->tile + a->comp_at, r->end_value, a->width,
+			gg_write_entry(a->comp_entries, r->end_value, a->width,
 						   base + r->lead_final + r->whole_bytes);
 	}
 	/*
@@ -1508,10 +1511,10 @@ gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nla
 
 		for (int j = 0; j < GG_COPY_DEPTH; j++)
 			if (w + j * (uint64_t) nlanes < r->end_value)
-				local[j] = gg_read_entry_rw(a->tile + a->comp_at, w + j * (uint64_t) nlanes, a->width);
+				local[j] = gg_read_entry_rw(a->comp_entries, w + j * (uint64_t) nlanes, a->width);
 		for (int j = 0; j < GG_COPY_DEPTH; j++)
 			if (w + j * (uint64_t) nlanes < r->end_value)
-				gg_write_entry(a->tile + a->comp_at, w + j * (uint64_t) nlanes, a->width,
+				gg_write_entry(a->comp_entries, w + j * (uint64_t) nlanes, a->width,
 							   local[j] + base + r->lead_final);
 	}
 }
@@ -1611,17 +1614,17 @@ gg_split_entry(const gg_encode_args *a, uint64_t k)
 		gg_write_entry(entry, 0, a->width, a->n);
 		gg_write_entry(entry, 1, a->width, c);
 		gg_write_entry(entry, 2, a->width, a->raw_bytes);
-		gg_write_entry(a->tile + a->comp_at, a->n, a->width, c);
-		gg_write_entry(a->tile + a->raw_at, a->n, a->width, a->raw_bytes);
+		gg_write_entry(a->comp_entries, a->n, a->width, c);
+		gg_write_entry(a->raw_entries, a->n, a->width, a->raw_bytes);
 		*a->code_bytes_out = c;
 	}
 }
 
-/* byte i of the header region [0, comp_at) or of the padding before codes */
+/* byte i of the header region [0, index_at) or of the padding before codes */
 GG_FN void
 gg_prefix_byte(const gg_encode_args *a, uint64_t i)
 {
-	if (i < a->comp_at)
+	if (i < a->index_at)
 	{
 		uint8_t		b = a->prefix[i];
 
@@ -1629,8 +1632,202 @@ gg_prefix_byte(const gg_encode_args *a, uint64_t i)
 			b = (uint8_t) (gg_total_code_bytes(a) >> (8 * (i - 40)));
 		a->tile[i] = b;
 	}
-	else if (i - a->comp_at < a->codes_at - a->splits_end)
-		a->tile[a->splits_end + (i - a->comp_at)] = 0;
+	else if (i - a->index_at < a->codes_at - a->splits_end)
+		a->tile[a->splits_end + (i - a->index_at)] = 0;
+}
+
+/*
+ * ---- the version 2 value index (tile_layout.h) ----
+ *
+ * The encoder writes comp and raw offsets into side arrays, as for a
+ * version 1 tile; once the code size is known a warp per block of values
+ * packs them into the tile's block entries, length bytes and long list,
+ * and a decoder expands them back, checked, into such arrays.  A lane
+ * takes GG_V2_PER_LANE consecutive values; the phases below are what a lane
+ * does between the warp's scans (the CPU emulation runs them lane by lane).
+ */
+#define GG_V2_LANES		32
+#define GG_V2_PER_LANE	(GSST_TILE_BLOCK_VALUES / GG_V2_LANES)
+
+/* The first of lane's values in block b; returns how many it has. */
+GG_FN uint32_t
+gg_v2_lane_values(const gsst_tile_layout *l, uint64_t b, uint32_t lane, uint64_t *first)
+{
+	uint64_t	at = b * GSST_TILE_BLOCK_VALUES + (uint64_t) lane * GG_V2_PER_LANE;
+
+	*first = at;
+	if (at >= l->nvalues)
+		return 0;
+	return l->nvalues - at < GG_V2_PER_LANE ? (uint32_t) (l->nvalues - at) : GG_V2_PER_LANE;
+}
+
+/* encoder, phase 1: the lane's long values (a block's sum places the long list) */
+GG_FN uint32_t
+gg_v2_pack_lane_longs(const gg_encode_args *a, uint64_t b, uint32_t lane)
+{
+	uint64_t	i;
+	uint32_t	count = gg_v2_lane_values(&a->layout, b, lane, &i);
+	uint32_t	w = a->layout.width;
+	uint32_t	longs = 0;
+
+	for (uint32_t j = 0; j < count; j++, i++)
+		longs += gsst_tile_is_long(gsst_le_get(a->raw_entries + (i + 1) * w, w) -
+								   gsst_le_get(a->raw_entries + i * w, w));
+	return longs;
+}
+
+/*
+ * encoder, phase 2: the lane's length bytes and long entries, the first at
+ * long_at; long_first[b] is the exclusive scan of the blocks' long values
+ * (long_first[nblocks] = L).  Lane 0 writes the block's entry; the last
+ * block also the sentinel entry and the padding after the length bytes and
+ * before the long list.
+ */
+GG_FN void
+gg_v2_pack_lane(const gg_encode_args *a, uint64_t b, uint32_t lane, uint64_t long_at,
+				const uint64_t *long_first)
+{
+	gsst_tile_layout l = a->layout;
+	uint32_t	w = l.width;
+	uint64_t	i;
+	uint32_t	count = gg_v2_lane_values(&l, b, lane, &i);
+	uint8_t    *tile = a->tile;
+
+	gsst_tile_layout_finish(&l, *a->code_bytes_out, long_first[l.nblocks]);
+	for (uint32_t j = 0; j < count; j++, i++)
+	{
+		uint64_t	c0 = gsst_le_get(a->comp_entries + i * w, w),
+					r0 = gsst_le_get(a->raw_entries + i * w, w);
+
+		long_at += (uint64_t) gsst_tile_put_lengths(tile + l.code_lens_at, tile + l.raw_lens_at,
+													tile + l.longs_at, w, i, long_at,
+													gsst_le_get(a->comp_entries + (i + 1) * w, w) - c0,
+													gsst_le_get(a->raw_entries + (i + 1) * w, w) - r0);
+	}
+	if (lane == 0)
+	{
+		uint64_t	first = b * GSST_TILE_BLOCK_VALUES;
+		uint8_t    *entry = tile + l.blocks_at + b * 3 * w;
+
+		gsst_le_put(entry, w, gsst_le_get(a->comp_entries + first * w, w));
+		gsst_le_put(entry + w, w, gsst_le_get(a->raw_entries + first * w, w));
+		gsst_le_put(entry + 2 * w, w, long_first[b]);
+		if (b + 1 == l.nblocks)
+		{
+			entry += 3 * w;
+			gsst_le_put(entry, w, l.code_bytes);
+			gsst_le_put(entry + w, w, a->raw_bytes);
+			gsst_le_put(entry + 2 * w, w, l.nlongs);
+			for (uint64_t p = l.raw_lens_at + l.nvalues; p < l.splits_at; p++)
+				tile[p] = 0;
+			for (uint64_t p = l.codes_at + l.code_bytes; p < l.longs_at; p++)
+				tile[p] = 0;
+		}
+	}
+}
+
+/* where block b starts: its entry (comp, raw, long) */
+GG_FN void
+gg_v2_block_start(const uint8_t *tile, const gsst_tile_layout *l, uint64_t b, uint64_t *comp,
+				  uint64_t *raw, uint64_t *long_at)
+{
+	*comp = gsst_tile_block_field(tile, l, b, 0);
+	*raw = gsst_tile_block_field(tile, l, b, 1);
+	*long_at = gsst_tile_block_field(tile, l, b, 2);
+}
+
+/* decoder, phase 1: the lane's long values */
+GG_FN uint32_t
+gg_v2_expand_lane_longs(const uint8_t *tile, const gsst_tile_layout *l, uint64_t b, uint32_t lane)
+{
+	uint64_t	i;
+	uint32_t	count = gg_v2_lane_values(l, b, lane, &i);
+	uint32_t	longs = 0;
+
+	for (uint32_t j = 0; j < count; j++, i++)
+		longs += tile[l->raw_lens_at + i] == GSST_TILE_LONG;
+	return longs;
+}
+
+/*
+ * decoder, phase 2: the lane's code and raw bytes, its first long entry at
+ * long_at; returns nonzero when a value breaks gsst_tile_get_lengths' rules
+ * (raw lengths capped at raw_bytes: the sums cannot overflow).
+ */
+GG_FN int
+gg_v2_expand_lane_sums(const uint8_t *tile, const gsst_tile_layout *l, uint64_t raw_bytes,
+					   uint64_t b, uint32_t lane, uint64_t long_at, uint64_t *code_sum,
+					   uint64_t *raw_sum)
+{
+	uint64_t	i;
+	uint32_t	count = gg_v2_lane_values(l, b, lane, &i);
+	int			bad = 0;
+
+	*code_sum = *raw_sum = 0;
+	for (uint32_t j = 0; j < count; j++, i++)
+	{
+		uint64_t	cl = 0,
+					rl = 0;
+		int			is_long = gsst_tile_get_lengths(tile, l, i, long_at, raw_bytes, &cl, &rl);
+
+		bad |= is_long < 0;
+		long_at += is_long > 0;
+		*code_sum += cl;
+		*raw_sum += rl;
+	}
+	return bad;
+}
+
+/*
+ * decoder, phase 3: the lane's entries of the version 1 arrays comp_out
+ * and raw_out, its first value starting at (comp, raw) and its first long
+ * entry at long_at.  The lane of the block's last value also writes the
+ * entry after it and checks that the block adds up to the next block's
+ * entry; lane 0 of block 0 checks the first entry and the sentinel (C, R,
+ * L).  Returns nonzero on a failed check.
+ */
+GG_FN int
+gg_v2_expand_lane_write(const uint8_t *tile, const gsst_tile_layout *l, uint64_t raw_bytes,
+						uint64_t b, uint32_t lane, uint64_t long_at, uint64_t comp, uint64_t raw,
+						uint8_t *comp_out, uint8_t *raw_out)
+{
+	uint32_t	w = l->width;
+	uint64_t	i;
+	uint32_t	count = gg_v2_lane_values(l, b, lane, &i);
+	uint64_t	block_end = b * GSST_TILE_BLOCK_VALUES + GSST_TILE_BLOCK_VALUES;
+	int			bad = 0;
+
+	if (block_end > l->nvalues)
+		block_end = l->nvalues;
+	for (uint32_t j = 0; j < count; j++, i++)
+	{
+		uint64_t	cl = 0,
+					rl = 0;
+		int			is_long = gsst_tile_get_lengths(tile, l, i, long_at, raw_bytes, &cl, &rl);
+
+		long_at += is_long > 0;
+		gsst_le_put(comp_out + i * w, w, comp);
+		gsst_le_put(raw_out + i * w, w, raw);
+		comp += cl;
+		raw += rl;
+	}
+	if (count > 0 && i == block_end)
+	{
+		uint64_t	next = b + 1;
+
+		gsst_le_put(comp_out + i * w, w, comp);
+		gsst_le_put(raw_out + i * w, w, raw);
+		bad |= comp != gsst_tile_block_field(tile, l, next, 0) ||
+			raw != gsst_tile_block_field(tile, l, next, 1) ||
+			long_at != gsst_tile_block_field(tile, l, next, 2);
+	}
+	if (lane == 0 && b == 0)
+		bad |= gsst_tile_block_field(tile, l, 0, 0) != 0 || gsst_tile_block_field(tile, l, 0, 1) != 0 ||
+			gsst_tile_block_field(tile, l, 0, 2) != 0 ||
+			gsst_tile_block_field(tile, l, l->nblocks, 0) != l->code_bytes ||
+			gsst_tile_block_field(tile, l, l->nblocks, 1) != raw_bytes ||
+			gsst_tile_block_field(tile, l, l->nblocks, 2) != l->nlongs;
+	return bad;
 }
 
 /* ---- sample for training ---- */
@@ -1856,6 +2053,31 @@ gg_decode_copy(gg_in *in, gg_out *o, uint64_t c, uint64_t n)
 		c += k;
 		gg_in_advance(in, codes + c);
 	}
+}
+
+/*
+ * Block b of a version 2 tile's index, checked, as the comp and raw entries
+ * of a version 1 index (comp_out and raw_out take N + 1 entries of W
+ * bytes), which the decoders then read; block 0 also checks the index's
+ * first entry and its sentinel (C, R, L).
+ */
+GG_FN void
+gg_v2_expand_block(const uint8_t *tile, const gsst_tile_layout *l, uint64_t raw_bytes, uint64_t b,
+				   uint8_t *comp_out, uint8_t *raw_out, gg_error *err)
+{
+	uint32_t	w = l->width;
+	uint64_t	first = b * GSST_TILE_BLOCK_VALUES;
+	int			rc = gsst_tile_block_offsets(tile, l, b, comp_out + first * w, raw_out + first * w, w);
+
+	if (rc == GSST_OK && b == 0 &&
+		(gsst_tile_block_field(tile, l, 0, 0) != 0 || gsst_tile_block_field(tile, l, 0, 1) != 0 ||
+		 gsst_tile_block_field(tile, l, 0, 2) != 0 ||
+		 gsst_tile_block_field(tile, l, l->nblocks, 0) != l->code_bytes ||
+		 gsst_tile_block_field(tile, l, l->nblocks, 1) != raw_bytes ||
+		 gsst_tile_block_field(tile, l, l->nblocks, 2) != l->nlongs))
+		rc = GSST_ERR_OFFSET;
+	if (rc != GSST_OK)
+		gg_set_error(err, rc, 2, first);
 }
 
 /* Entry s of the split table: (first_value, comp, raw). */

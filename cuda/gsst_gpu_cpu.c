@@ -154,8 +154,9 @@ gsst_gpu_encode(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 	if (rc != GSST_GPU_OK)
 		return rc;
 	gsst_encoder_init(&ctx->encoder, &table);
-	rc = gsst_tile_encode(&ctx->encoder, data, offsets, n, ctx->config.split_bytes,
-						  tile, tile_cap, tile_len);
+	rc = gsst_tile_encode_version(&ctx->encoder, data, offsets, n, ctx->config.split_bytes,
+								  (ctx->config.flags & GSST_GPU_FLAG_TILE_V1) ? 1 : GSST_TILE_VERSION,
+								  tile, tile_cap, tile_len);
 	if (rc != GSST_OK)
 		return fail(ctx, rc == GSST_ERR_SPACE ? GSST_GPU_ERR_SPACE : GSST_GPU_ERR_CODEC,
 					gsst_strerror(rc));

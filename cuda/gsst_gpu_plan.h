@@ -18,7 +18,7 @@
 
 typedef struct gg_plan
 {
-	gg_layout	layout;
+	gsst_tile_layout layout;
 	uint64_t	n;
 	uint64_t	raw_bytes;
 	uint64_t	nunits;
@@ -87,11 +87,12 @@ gg_fit_sizes(uint64_t raw, uint64_t slots, uint64_t want_split, uint64_t want_un
 
 /*
  * n values, off0 = offsets[0], last_start = offsets[n-1], off_end =
- * offsets[n] (n > 0).  Returns 0, or -1 on overflow.
+ * offsets[n] (n > 0), into a tile of format version.  Returns 0, or -1 on
+ * overflow.
  */
 static inline int
-gg_plan_encode(gg_plan *p, uint64_t n, uint64_t off0, uint64_t last_start, uint64_t off_end,
-			   uint32_t table_bytes, uint64_t split_bytes, uint64_t unit_bytes)
+gg_plan_encode(gg_plan *p, uint32_t version, uint64_t n, uint64_t off0, uint64_t last_start,
+			   uint64_t off_end, uint32_t table_bytes, uint64_t split_bytes, uint64_t unit_bytes)
 {
 	uint64_t	last_piece;
 
@@ -113,8 +114,8 @@ gg_plan_encode(gg_plan *p, uint64_t n, uint64_t off0, uint64_t last_start, uint6
 		p->temp_bytes = unit_bytes + GSST_SEGMENT_BYTES;
 	p->temp_bytes = (p->temp_bytes + 255) & ~(uint64_t) 255;
 	p->chunk_units = p->temp_bytes / (unit_bytes + GSST_SEGMENT_BYTES);
-	return gg_compute_layout(&p->layout, gg_index_width(n, p->raw_bytes), table_bytes, n,
-							 p->nsplits);
+	return gsst_tile_layout_start(&p->layout, version, gsst_tile_index_width(n, p->raw_bytes),
+								  table_bytes, n, p->nsplits);
 }
 
 /*

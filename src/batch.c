@@ -166,6 +166,9 @@ gsst_batch_raw_bytes(const GsstBatch *batch)
 	return n;
 }
 
+/* values whose offsets results_from_tile reads from the tile at a time */
+#define RESULT_WINDOW 256
+
 /*
  * Turn the worker's tile for a column into one datum per value, by the
  * rule gsst_datum_encode follows.  Returns false, with no results, when the
@@ -182,6 +185,8 @@ results_from_tile(GsstBatchColumn *col, GsstArena *results_arena,
 	int			table_len;
 	char	   *arena;
 	Size		arena_at = 0;
+	uint64		comp[RESULT_WINDOW + 1];
+	uint64		raw[RESULT_WINDOW + 1];
 
 	if (gsst_tile_open(&t, tile, tile_len) != GSST_OK ||
 		t.nvalues != (uint64) col->nvalues || t.raw_bytes != (uint64) col->len)
@@ -189,19 +194,33 @@ results_from_tile(GsstBatchColumn *col, GsstArena *results_arena,
 	table_len = gsst_table_serialize(&t.table, table_bytes, sizeof(table_bytes));
 	if (table_len != col->table_len || memcmp(table_bytes, col->table_bytes, table_len) != 0)
 		return false;
-	for (int i = 0; i <= col->nvalues; i++)
-		if (gsst_tile_raw_offset(&t, i) != col->offsets[i])
+	/* the index a window at a time: one walk, not a lookup per value */
+	for (int first = 0; first < col->nvalues; first += RESULT_WINDOW)
+	{
+		int			count = Min(RESULT_WINDOW, col->nvalues - first);
+
+		if (gsst_tile_offsets(&t, first, count, comp, raw) != GSST_OK)
 			return false;
+		for (int j = 0; j <= count; j++)
+			if (raw[j] != col->offsets[first + j])
+				return false;
+	}
 
 	/* datums are never longer than their text plus the varlena header */
 	arena = gsst_arena_alloc(results_arena,
 							 (Size) col->nvalues * (VARHDRSZ + MAXIMUM_ALIGNOF) + col->len);
 	for (int i = 0; i < col->nvalues; i++)
 	{
-		uint64		c0 = gsst_tile_comp_offset(&t, i);
-		uint64		clen = gsst_tile_comp_offset(&t, i + 1) - c0;
+		uint64		c0,
+					clen;
 		uint64		rlen = col->offsets[i + 1] - col->offsets[i];
 		struct varlena *v = (struct varlena *) (arena + arena_at);
+
+		if (i % RESULT_WINDOW == 0 &&
+			gsst_tile_offsets(&t, i, Min(RESULT_WINDOW, col->nvalues - i), comp, raw) != GSST_OK)
+			return false;
+		c0 = comp[i % RESULT_WINDOW];
+		clen = comp[i % RESULT_WINDOW + 1] - c0;
 
 		if (gsst_codes_are_shorter(hlen, clen, rlen))
 		{

@@ -27,7 +27,8 @@ extern "C" {
 #define GSST_HASH_BUCKETS     256   /* buckets of the long and pair hashes */
 #define GSST_HASH_WAYS        4     /* entries per bucket */
 #define GSST_TABLE_VERSION    1
-#define GSST_TILE_VERSION     1
+#define GSST_TILE_VERSION     2   /* what gsst_tile_encode writes */
+#define GSST_TILE_VERSION_MIN 1   /* the oldest tile version still read */
 #define GSST_TILE_MAGIC       0x4c545347u   /* "GSTL" little-endian */
 #define GSST_TILE_HEADER_BYTES 48
 
@@ -223,17 +224,23 @@ int			gsst_datum_header_parse(const uint8_t *in, size_t len, uint32_t *table_id)
 typedef struct gsst_tile
 {
 	/* parsed header */
-	uint32_t	version;
-	uint32_t	offset_width;	/* 4 or 8 bytes per index entry */
+	uint32_t	version;		/* 1 or 2 */
+	uint32_t	offset_width;	/* W: 4 or 8 bytes per index entry */
 	uint32_t	segment_bytes;
 	uint32_t	table_bytes;
 	uint64_t	nvalues;
 	uint64_t	nsplits;
 	uint64_t	raw_bytes;
 	uint64_t	code_bytes;
-	/* pointers into the tile buffer */
-	const uint8_t *comp_offsets;	/* nvalues + 1 entries */
-	const uint8_t *raw_offsets;		/* nvalues + 1 entries */
+	uint64_t	nlongs;			/* v2: values with their lengths in the long list */
+	/* pointers into the tile buffer (tile_layout.h says where) */
+	const uint8_t *base;			/* the tile itself */
+	const uint8_t *comp_offsets;	/* v1: nvalues + 1 entries */
+	const uint8_t *raw_offsets;		/* v1: nvalues + 1 entries */
+	const uint8_t *blocks;			/* v2: (blocks + 1) x 3 entries */
+	const uint8_t *code_lens;		/* v2: nvalues bytes */
+	const uint8_t *raw_lens;		/* v2: nvalues bytes */
+	const uint8_t *longs;			/* v2: nlongs x 2 entries */
 	const uint8_t *splits;			/* (nsplits + 1) x 3 entries */
 	const uint8_t *codes;
 	size_t		tile_bytes;
@@ -254,14 +261,36 @@ int			gsst_tile_encode(const gsst_encoder *enc, const uint8_t *data,
 							 const uint64_t *offsets, size_t n, size_t split_bytes,
 							 uint8_t *out, size_t cap, size_t *tile_len);
 
+/*
+ * The same in tile format version (1 or 2; gsst_tile_encode writes
+ * GSST_TILE_VERSION).  Version 1 is for tests and benchmarks of old tiles.
+ */
+int			gsst_tile_encode_version(const gsst_encoder *enc, const uint8_t *data,
+									 const uint64_t *offsets, size_t n, size_t split_bytes,
+									 uint32_t version, uint8_t *out, size_t cap,
+									 size_t *tile_len);
+
 /* Parse and fully validate a tile (hostile input allowed). */
 int			gsst_tile_open(gsst_tile *tile, const uint8_t *buf, size_t len);
 
-/* Entry accessors of an opened tile. */
+/*
+ * Entry accessors of an opened tile.  On a version 2 tile, an offset costs
+ * a read of the value's block (at most GSST_TILE_BLOCK_VALUES length bytes):
+ * walk many values with the decoders instead.
+ */
 uint64_t	gsst_tile_comp_offset(const gsst_tile *tile, uint64_t i);
 uint64_t	gsst_tile_raw_offset(const gsst_tile *tile, uint64_t i);
 void		gsst_tile_split(const gsst_tile *tile, uint64_t s, uint64_t *first_value,
 							uint64_t *comp_offset, uint64_t *raw_offset);
+
+/*
+ * The offsets of values first .. first + count (count + 1 entries each, the
+ * last one where value first + count starts), in one walk of the index: for
+ * callers that read many values' offsets.  first + count <= nvalues, else
+ * GSST_ERR_OFFSET.
+ */
+int			gsst_tile_offsets(const gsst_tile *tile, uint64_t first, uint64_t count,
+							  uint64_t *comp_offsets, uint64_t *raw_offsets);
 
 /* Decode the whole tile: out gets all values back to back (raw_bytes). */
 int			gsst_tile_decode_all(const gsst_tile *tile, uint8_t *out, size_t out_cap);

@@ -6,64 +6,7 @@
 
 #include "encode_segment.h"
 
-/* ---- layout ---- */
-
-typedef struct tile_layout
-{
-	uint32_t	width;
-	size_t		table_at;
-	size_t		comp_at;
-	size_t		raw_at;
-	size_t		splits_at;
-	size_t		codes_at;
-	size_t		end;			/* codes_at + code bytes */
-} tile_layout;
-
-static size_t
-align_up(size_t x, size_t a)
-{
-	return (x + a - 1) & ~(a - 1);
-}
-
-/* a*b+c without overflow, or SIZE_MAX */
-static size_t
-mul_add(uint64_t a, uint64_t b, uint64_t c)
-{
-	if (b != 0 && a > (SIZE_MAX - c) / b)
-		return SIZE_MAX;
-	return (size_t) (a * b + c);
-}
-
-/*
- * Compute where every part of a tile lies.  Fails when a size does not fit
- * in memory (only possible for hostile headers).
- */
-static int
-compute_layout(tile_layout *l, uint32_t width, uint32_t table_bytes, uint64_t nvalues,
-			   uint64_t nsplits, uint64_t code_bytes)
-{
-	size_t		index_bytes;
-	size_t		split_bytes;
-
-	if (nvalues >= SIZE_MAX / 16 || nsplits >= SIZE_MAX / 32)
-		return GSST_ERR_OFFSET;
-	l->width = width;
-	l->table_at = GSST_TILE_HEADER_BYTES;
-	l->comp_at = align_up(l->table_at + table_bytes, 8);
-	index_bytes = mul_add(nvalues + 1, width, 0);
-	split_bytes = mul_add(nsplits + 1, 3 * (uint64_t) width, 0);
-	if (index_bytes == SIZE_MAX || split_bytes == SIZE_MAX)
-		return GSST_ERR_OFFSET;
-	l->raw_at = l->comp_at + index_bytes;
-	l->splits_at = l->raw_at + index_bytes;
-	if (split_bytes > SIZE_MAX - 64 - l->splits_at)
-		return GSST_ERR_OFFSET;
-	l->codes_at = align_up(l->splits_at + split_bytes, 16);
-	if (code_bytes > SIZE_MAX - l->codes_at)
-		return GSST_ERR_OFFSET;
-	l->end = l->codes_at + (size_t) code_bytes;
-	return GSST_OK;
-}
+/* ---- layout (tile_layout.h) ---- */
 
 GSST_INLINE void
 write_entry(uint8_t *base, uint64_t i, uint32_t width, uint64_t v)
@@ -72,12 +15,6 @@ write_entry(uint8_t *base, uint64_t i, uint32_t width, uint64_t v)
 		store_u32(base + i * 4, (uint32_t) v);
 	else
 		store_u64(base + i * 8, v);
-}
-
-static uint32_t
-index_width(uint64_t nvalues, uint64_t raw_bytes)
-{
-	return (nvalues >= UINT32_MAX || raw_bytes >= UINT32_MAX) ? 8 : 4;
 }
 
 /*
@@ -119,23 +56,92 @@ count_splits(const uint64_t *offsets, size_t n, uint64_t split_bytes)
 	return nsplits;
 }
 
+/*
+ * Where the version 2 encoder keeps the long entries while it writes the
+ * codes: past the most the codes can take, in the room gsst_tile_bound
+ * gives.  They move to their place once the code size is known.
+ */
+static uint64_t
+long_stash_at(const gsst_tile_layout *l, uint64_t raw_bytes)
+{
+	return gsst_align_up(l->codes_at + raw_bytes + GSST_ENCODE_SLACK, 8);
+}
+
+/*
+ * Room for either version: the codes may take as many bytes as the values
+ * (C <= R), and a version 2 encoder keeps its long entries past them.
+ */
 size_t
 gsst_tile_bound(size_t n, size_t raw_bytes, size_t split_bytes)
 {
-	uint32_t	width = index_width(n, raw_bytes);
+	uint32_t	width = gsst_tile_index_width(n, raw_bytes);
 	uint64_t	max_splits;
-	tile_layout l;
+	uint64_t	max_longs = raw_bytes / GSST_TILE_LONG;
+	gsst_tile_layout v1,
+				v2;
+	uint64_t	end;
 
 	if (split_bytes == 0)
 		split_bytes = GSST_DEFAULT_SPLIT_BYTES;
 	max_splits = 1 + raw_bytes / split_bytes;
-	if (compute_layout(&l, width, GSST_TABLE_MAX_BYTES, n, max_splits, raw_bytes) != GSST_OK ||
-		l.end > SIZE_MAX - GSST_ENCODE_SLACK)
+	if (max_longs > n)
+		max_longs = n;
+	if (gsst_tile_layout_start(&v1, 1, width, GSST_TABLE_MAX_BYTES, n, max_splits) != 0 ||
+		gsst_tile_layout_start(&v2, 2, width, GSST_TABLE_MAX_BYTES, n, max_splits) != 0 ||
+		gsst_tile_layout_finish(&v1, raw_bytes, 0) != 0)
 		return SIZE_MAX;
-	return l.end + GSST_ENCODE_SLACK;
+	end = long_stash_at(&v2, raw_bytes) + max_longs * 2 * width;
+	if (end < v1.end)
+		end = v1.end;
+	if (end > SIZE_MAX - GSST_ENCODE_SLACK)
+		return SIZE_MAX;
+	return (size_t) end + GSST_ENCODE_SLACK;
 }
 
 /* ---- encoding ---- */
+
+/*
+ * Writes the value index: a version 1 entry pair, or a version 2 block
+ * entry, length bytes and long entry.  The encoding loops keep a copy in
+ * locals (byte stores through a pointer could alias it otherwise).
+ */
+typedef struct index_writer
+{
+	uint32_t	version;
+	uint32_t	width;
+	uint8_t    *comp_entries;	/* v1 */
+	uint8_t    *raw_entries;	/* v1 */
+	uint8_t    *blocks;			/* v2 */
+	uint8_t    *code_lens;		/* v2 */
+	uint8_t    *raw_lens;		/* v2 */
+	uint8_t    *long_stash;		/* v2: long_stash_at() */
+	uint64_t	nlongs;
+} index_writer;
+
+/* Value v starts at comp and raw and takes code_len and raw_len bytes. */
+GSST_INLINE void
+index_value(index_writer *ix, uint64_t v, uint64_t comp, uint64_t raw, uint64_t code_len,
+			uint64_t raw_len)
+{
+	uint32_t	width = ix->width;
+
+	if (ix->version == 1)
+	{
+		write_entry(ix->comp_entries, v, width, comp);
+		write_entry(ix->raw_entries, v, width, raw);
+		return;
+	}
+	if (GSST_UNLIKELY(v % GSST_TILE_BLOCK_VALUES == 0))
+	{
+		uint64_t	b = v / GSST_TILE_BLOCK_VALUES;
+
+		write_entry(ix->blocks, 3 * b, width, comp);
+		write_entry(ix->blocks, 3 * b + 1, width, raw);
+		write_entry(ix->blocks, 3 * b + 2, width, ix->nlongs);
+	}
+	ix->nlongs += (uint64_t) gsst_tile_put_lengths(ix->code_lens, ix->raw_lens, ix->long_stash,
+												  width, v, ix->nlongs, code_len, raw_len);
+}
 
 /* Where gsst_tile_encode writes, and how far it got. */
 typedef struct tile_writer
@@ -146,7 +152,8 @@ typedef struct tile_writer
 	const uint8_t *input_end;
 	uint8_t    *out;
 	uint8_t    *codes;
-	tile_layout l;
+	gsst_tile_layout l;
+	index_writer ix;
 	uint64_t	split_bytes;
 	uint64_t	comp;			/* code bytes written */
 	uint64_t	split;			/* splits written */
@@ -184,8 +191,6 @@ put_value_serial(tile_writer *w, size_t i)
 	int			stored_raw = (len == 0);
 	uint64_t	piece = 0;
 
-	write_entry(w->out + w->l.comp_at, i, w->l.width, comp);
-	write_entry(w->out + w->l.raw_at, i, w->l.width, raw_start);
 	do
 	{
 		uint64_t	seg_len = len - piece < GSST_SEGMENT_BYTES ?
@@ -218,6 +223,7 @@ put_value_serial(tile_writer *w, size_t i)
 		memcpy(w->codes + comp, value, len);
 		written = len;
 	}
+	index_value(&w->ix, i, comp, raw_start, written, len);
 	w->comp = comp + written;
 }
 
@@ -416,6 +422,8 @@ put_values_in_lanes(tile_writer *w, size_t i, size_t n)
 			lane_step(w->enc, &p[k], &o[k], &v[k]);
 
 	/* move the codes to the tile in value order */
+	index_writer ix = w->ix;
+
 	for (size_t k = 0; k < nlanes; k++)
 	{
 		const lane *ln = &lanes[k];
@@ -429,11 +437,12 @@ put_values_in_lanes(tile_writer *w, size_t i, size_t n)
 			const uint8_t *code_end;
 			size_t		code_len;
 
-			write_entry(w->out + w->l.comp_at, v, w->l.width, w->comp);
-			write_entry(w->out + w->l.raw_at, v, w->l.width, raw_start);
 			start_piece(w, v, raw_start, w->comp);
 			if (len == 0)
+			{
+				index_value(&ix, v, w->comp, raw_start, 0, 0);
 				continue;
+			}
 			code_end = ln->values[nonempty++].code_end;
 			code_len = (size_t) (code_end - code_start);
 			/*
@@ -441,18 +450,18 @@ put_values_in_lanes(tile_writer *w, size_t i, size_t n)
 			 * the tile's GSST_ENCODE_SLACK: comp + len <= raw_bytes.
 			 */
 			if (GSST_LIKELY(code_len < len))
-			{
 				copy_with_slack(w->codes + w->comp, code_start, code_len);
-				w->comp += code_len;
-			}
 			else
 			{
 				memcpy(w->codes + w->comp, w->data + w->offsets[v], len);
-				w->comp += len;
+				code_len = len;
 			}
+			index_value(&ix, v, w->comp, raw_start, code_len, len);
+			w->comp += code_len;
 			code_start = code_end;
 		}
 	}
+	w->ix = ix;
 	return i;
 }
 
@@ -761,10 +770,8 @@ put_values_in_lanes_avx512(tile_writer *w, size_t i, size_t n)
 	 */
 	{
 		const uint64_t *offsets = w->offsets;
-		uint8_t    *comp_entries = w->out + w->l.comp_at;
-		uint8_t    *raw_entries = w->out + w->l.raw_at;
+		index_writer ix = w->ix;
 		uint8_t    *codes = w->codes;
-		uint32_t	width = w->l.width;
 		uint64_t	comp = w->comp;
 		uint64_t	first_offset = offsets[0];
 
@@ -780,45 +787,47 @@ put_values_in_lanes_avx512(tile_writer *w, size_t i, size_t n)
 				const uint8_t *code_end;
 				size_t		code_len;
 
-				write_entry(comp_entries, v, width, comp);
-				write_entry(raw_entries, v, width, raw_start);
 				start_piece(w, v, raw_start, comp);
 				if (len == 0)
+				{
+					index_value(&ix, v, comp, raw_start, 0, 0);
 					continue;
+				}
 				code_end = b.out + b.end[nonempty++];
 				code_len = (size_t) (code_end - code_start);
 				if (GSST_LIKELY(code_len < len))
-				{
 					copy_with_slack(codes + comp, code_start, code_len);
-					comp += code_len;
-				}
 				else
 				{
 					memcpy(codes + comp, w->data + offsets[v], len);
-					comp += len;
+					code_len = len;
 				}
+				index_value(&ix, v, comp, raw_start, code_len, len);
+				comp += code_len;
 				code_start = code_end;
 			}
 		}
 		w->comp = comp;
+		w->ix = ix;
 	}
 	return i;
 }
 #endif							/* GSST_ENCODE_AVX512 */
 
 int
-gsst_tile_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *offsets,
-				 size_t n, size_t split_bytes, uint8_t *out, size_t cap,
-				 size_t *tile_len)
+gsst_tile_encode_version(const gsst_encoder *enc, const uint8_t *data, const uint64_t *offsets,
+						 size_t n, size_t split_bytes, uint32_t version, uint8_t *out,
+						 size_t cap, size_t *tile_len)
 {
 	uint64_t	raw_bytes;
 	uint64_t	nsplits;
 	uint32_t	table_bytes;
 	tile_writer w;
-	int			rc;
+	gsst_tile_layout *l = &w.l;
+	index_writer *ix = &w.ix;
 
 	if (enc == NULL || offsets == NULL || out == NULL || tile_len == NULL ||
-		(data == NULL && n > 0))
+		(data == NULL && n > 0) || (version != 1 && version != 2))
 		return GSST_ERR_ARG;
 	if (split_bytes == 0)
 		split_bytes = GSST_DEFAULT_SPLIT_BYTES;
@@ -831,27 +840,39 @@ gsst_tile_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *o
 
 	nsplits = count_splits(offsets, n, split_bytes);
 	table_bytes = (uint32_t) gsst_table_serialized_size(&enc->table);
-	rc = compute_layout(&w.l, index_width(n, raw_bytes), table_bytes, n, nsplits, raw_bytes);
-	if (rc != GSST_OK)
-		return rc;
-	/*
-	 * Zero only what no entry covers (the header, the table and the
-	 * padding after each): every offset and split entry is written below,
-	 * and clearing them first cost a pass over 8 bytes per value.
-	 */
-	memset(out, 0, w.l.comp_at);
+	if (gsst_tile_layout_start(l, version, gsst_tile_index_width(n, raw_bytes), table_bytes,
+							   n, nsplits) != 0)
+		return GSST_ERR_OFFSET;
+	/* the header with the table and its padding; the code size comes last */
 	{
-		size_t		splits_end = w.l.splits_at + (size_t) (nsplits + 1) * 3 * w.l.width;
+		uint8_t		table[GSST_TABLE_MAX_BYTES];
 
-		memset(out + splits_end, 0, w.l.codes_at - splits_end);
+		gsst_table_serialize(&enc->table, table, sizeof(table));
+		gsst_tile_write_header(out, l, table, raw_bytes, 0);
 	}
-	gsst_table_serialize(&enc->table, out + w.l.table_at, table_bytes);
+	/*
+	 * Zero only what no entry covers (the padding after the index and the
+	 * splits): every offset, length and split entry is written below, and
+	 * clearing them first cost a pass over the index.
+	 */
+	if (version == 2)
+		memset(out + l->raw_lens_at + n, 0, l->splits_at - (l->raw_lens_at + n));
+	memset(out + l->splits_end, 0, l->codes_at - l->splits_end);
+	ix->version = version;
+	ix->width = l->width;
+	ix->comp_entries = out + l->comp_at;
+	ix->raw_entries = out + l->raw_at;
+	ix->blocks = out + l->blocks_at;
+	ix->code_lens = out + l->code_lens_at;
+	ix->raw_lens = out + l->raw_lens_at;
+	ix->long_stash = out + long_stash_at(l, raw_bytes);
+	ix->nlongs = 0;
 	w.enc = enc;
 	w.data = data;
 	w.offsets = offsets;
 	w.input_end = data + offsets[n];
 	w.out = out;
-	w.codes = out + w.l.codes_at;
+	w.codes = out + l->codes_at;
 	w.split_bytes = split_bytes;
 	w.comp = 0;
 	w.split = 0;
@@ -876,29 +897,43 @@ gsst_tile_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *o
 		else
 			i = next;
 	}
-	write_entry(out + w.l.comp_at, n, w.l.width, w.comp);
-	write_entry(out + w.l.raw_at, n, w.l.width, raw_bytes);
 	{
-		uint8_t    *sentinel = out + w.l.splits_at + nsplits * 3 * w.l.width;
+		uint8_t    *sentinel = out + l->splits_at + nsplits * 3 * l->width;
 
-		write_entry(sentinel, 0, w.l.width, n);
-		write_entry(sentinel, 1, w.l.width, w.comp);
-		write_entry(sentinel, 2, w.l.width, raw_bytes);
+		write_entry(sentinel, 0, l->width, n);
+		write_entry(sentinel, 1, l->width, w.comp);
+		write_entry(sentinel, 2, l->width, raw_bytes);
+	}
+	gsst_tile_layout_finish(l, w.comp, ix->nlongs);
+	if (version == 1)
+	{
+		write_entry(ix->comp_entries, n, l->width, w.comp);
+		write_entry(ix->raw_entries, n, l->width, raw_bytes);
+	}
+	else
+	{
+		uint8_t    *codes_end = w.codes + w.comp;
+
+		write_entry(ix->blocks, 3 * l->nblocks, l->width, w.comp);
+		write_entry(ix->blocks, 3 * l->nblocks + 1, l->width, raw_bytes);
+		write_entry(ix->blocks, 3 * l->nblocks + 2, l->width, ix->nlongs);
+		/* the long entries to their place after the codes (never forward) */
+		memset(codes_end, 0, (size_t) (out + l->longs_at - codes_end));
+		memmove(out + l->longs_at, ix->long_stash, (size_t) (l->end - l->longs_at));
 	}
 
-	/* header last: the code size is known now */
-	store_u32(out + 0, GSST_TILE_MAGIC);
-	out[4] = GSST_TILE_VERSION;
-	out[5] = (uint8_t) w.l.width;
-	out[6] = out[7] = 0;
-	store_u32(out + 8, GSST_SEGMENT_BYTES);
-	store_u32(out + 12, table_bytes);
-	store_u64(out + 16, n);
-	store_u64(out + 24, nsplits);
-	store_u64(out + 32, raw_bytes);
+	/* the code size is known now */
 	store_u64(out + 40, w.comp);
-	*tile_len = w.l.codes_at + w.comp;
+	*tile_len = (size_t) l->end;
 	return GSST_OK;
+}
+
+int
+gsst_tile_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *offsets,
+				 size_t n, size_t split_bytes, uint8_t *out, size_t cap, size_t *tile_len)
+{
+	return gsst_tile_encode_version(enc, data, offsets, n, split_bytes, GSST_TILE_VERSION,
+									out, cap, tile_len);
 }
 
 /* ---- opening and validating ---- */
@@ -906,13 +941,25 @@ gsst_tile_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *o
 uint64_t
 gsst_tile_comp_offset(const gsst_tile *tile, uint64_t i)
 {
-	return read_entry(tile->comp_offsets, i, tile->offset_width);
+	uint64_t	comp,
+				raw;
+
+	if (tile->version == 1)
+		return read_entry(tile->comp_offsets, i, tile->offset_width);
+	v2_offsets(tile, i, &comp, &raw);
+	return comp;
 }
 
 uint64_t
 gsst_tile_raw_offset(const gsst_tile *tile, uint64_t i)
 {
-	return read_entry(tile->raw_offsets, i, tile->offset_width);
+	uint64_t	comp,
+				raw;
+
+	if (tile->version == 1)
+		return read_entry(tile->raw_offsets, i, tile->offset_width);
+	v2_offsets(tile, i, &comp, &raw);
+	return raw;
 }
 
 void
@@ -924,6 +971,44 @@ gsst_tile_split(const gsst_tile *tile, uint64_t s, uint64_t *first_value,
 	*first_value = read_entry(entry, 0, tile->offset_width);
 	*comp_offset = read_entry(entry, 1, tile->offset_width);
 	*raw_offset = read_entry(entry, 2, tile->offset_width);
+}
+
+int
+gsst_tile_offsets(const gsst_tile *tile, uint64_t first, uint64_t count, uint64_t *comp_offsets,
+				  uint64_t *raw_offsets)
+{
+	uint64_t	c,
+				r,
+				k;
+
+	if (tile == NULL || (count > 0 && (comp_offsets == NULL || raw_offsets == NULL)) ||
+		first > tile->nvalues || count > tile->nvalues - first)
+		return GSST_ERR_OFFSET;
+	if (tile->version == 1)
+	{
+		for (uint64_t j = 0; j <= count; j++)
+		{
+			comp_offsets[j] = read_entry(tile->comp_offsets, first + j, tile->offset_width);
+			raw_offsets[j] = read_entry(tile->raw_offsets, first + j, tile->offset_width);
+		}
+		return GSST_OK;
+	}
+	v2_seek(tile, first, &c, &r, &k);
+	for (uint64_t j = 0; j < count; j++)
+	{
+		uint64_t	cl,
+					rl;
+
+		comp_offsets[j] = c;
+		raw_offsets[j] = r;
+		v2_lengths(tile, first + j, k, &cl, &rl);
+		k += tile->raw_lens[first + j] == GSST_TILE_LONG;
+		c += cl;
+		r += rl;
+	}
+	comp_offsets[count] = c;
+	raw_offsets[count] = r;
+	return GSST_OK;
 }
 
 static int
@@ -947,6 +1032,33 @@ validate_offsets(const gsst_tile *t)
 	}
 	if (comp_prev != t->code_bytes || raw_prev != t->raw_bytes)
 		return GSST_ERR_LENGTH;
+	return GSST_OK;
+}
+
+/*
+ * A version 2 index: block 0 starts at (0, 0, 0), every block adds up to
+ * the next one's entry (tile_layout.h checks each value's lengths on the
+ * way), and the sentinel is (C, R, L).
+ */
+static int
+validate_blocks(const gsst_tile *t, const gsst_tile_layout *l)
+{
+	if (gsst_tile_block_field(t->base, l, 0, 0) != 0 ||
+		gsst_tile_block_field(t->base, l, 0, 1) != 0 ||
+		gsst_tile_block_field(t->base, l, 0, 2) != 0)
+		return GSST_ERR_OFFSET;
+	for (uint64_t b = 0; b < l->nblocks; b++)
+	{
+		int			rc = gsst_tile_block_offsets(t->base, l, b, NULL, NULL, 0);
+
+		if (rc != GSST_OK)
+			return rc;
+	}
+	if (gsst_tile_block_field(t->base, l, l->nblocks, 0) != t->code_bytes ||
+		gsst_tile_block_field(t->base, l, l->nblocks, 1) != t->raw_bytes)
+		return GSST_ERR_LENGTH;
+	if (gsst_tile_block_field(t->base, l, l->nblocks, 2) != t->nlongs)
+		return GSST_ERR_OFFSET;
 	return GSST_OK;
 }
 
@@ -1037,53 +1149,38 @@ validate_splits(const gsst_tile *t)
 int
 gsst_tile_open(gsst_tile *t, const uint8_t *buf, size_t len)
 {
-	tile_layout l;
+	gsst_tile_layout l;
 	size_t		consumed;
 	int			rc;
 
 	if (t == NULL || (buf == NULL && len > 0))
 		return GSST_ERR_ARG;
-	if (len < 8)
-		return GSST_ERR_TRUNCATED;
-	if (load_u32(buf) != GSST_TILE_MAGIC || buf[4] != GSST_TILE_VERSION)
-		return GSST_ERR_VERSION;
-	if (len < GSST_TILE_HEADER_BYTES)
-		return GSST_ERR_TRUNCATED;
-	t->version = buf[4];
-	t->offset_width = buf[5];
-	t->segment_bytes = load_u32(buf + 8);
-	t->table_bytes = load_u32(buf + 12);
-	t->nvalues = load_u64(buf + 16);
-	t->nsplits = load_u64(buf + 24);
-	t->raw_bytes = load_u64(buf + 32);
-	t->code_bytes = load_u64(buf + 40);
-	if ((t->offset_width != 4 && t->offset_width != 8) || buf[6] != 0 || buf[7] != 0 ||
-		t->segment_bytes != GSST_SEGMENT_BYTES || t->table_bytes > GSST_TABLE_MAX_BYTES)
-		return GSST_ERR_VERSION;
-	if (t->offset_width == 4 &&
-		(t->nvalues >= UINT32_MAX || t->raw_bytes >= UINT32_MAX))
-		return GSST_ERR_OFFSET;
-	if ((t->nvalues == 0) != (t->nsplits == 0) || t->nsplits > t->nvalues * 2 + t->raw_bytes)
-		return GSST_ERR_OFFSET;
-	rc = compute_layout(&l, t->offset_width, t->table_bytes, t->nvalues, t->nsplits,
-						t->code_bytes);
+	rc = gsst_tile_parse_header(buf, len, len, &l, &t->raw_bytes, &t->code_bytes);
 	if (rc != GSST_OK)
 		return rc;
-	if (l.end > len)
-		return GSST_ERR_TRUNCATED;
-	if (l.end < len)
-		return GSST_ERR_LENGTH;
+	t->version = l.version;
+	t->offset_width = l.width;
+	t->segment_bytes = GSST_SEGMENT_BYTES;
+	t->table_bytes = l.table_bytes;
+	t->nvalues = l.nvalues;
+	t->nsplits = l.nsplits;
+	t->nlongs = l.nlongs;
 	rc = gsst_table_load(&t->table, buf + l.table_at, t->table_bytes, &consumed);
 	if (rc != GSST_OK)
 		return rc;
 	if (consumed != t->table_bytes)
 		return GSST_ERR_BAD_TABLE;
-	t->comp_offsets = buf + l.comp_at;
-	t->raw_offsets = buf + l.raw_at;
+	t->base = buf;
+	t->comp_offsets = l.version == 1 ? buf + l.comp_at : NULL;
+	t->raw_offsets = l.version == 1 ? buf + l.raw_at : NULL;
+	t->blocks = l.version == 2 ? buf + l.blocks_at : NULL;
+	t->code_lens = l.version == 2 ? buf + l.code_lens_at : NULL;
+	t->raw_lens = l.version == 2 ? buf + l.raw_lens_at : NULL;
+	t->longs = l.version == 2 ? buf + l.longs_at : NULL;
 	t->splits = buf + l.splits_at;
 	t->codes = buf + l.codes_at;
 	t->tile_bytes = len;
-	rc = validate_offsets(t);
+	rc = l.version == 1 ? validate_offsets(t) : validate_blocks(t, &l);
 	if (rc != GSST_OK)
 		return rc;
 	return validate_splits(t);

@@ -250,18 +250,24 @@ decode_value(const fast_decoder *d, const gsst_tile *t, uint64_t comp, uint64_t 
 	return decode_piece(t, k == raw_len, comp, comp_next, dst, raw_len, out_end);
 }
 
+/*
+ * Decode count values whose offsets are comp_at[0 .. count] and
+ * raw_at[0 .. count], entries of width bytes: a version 1 index, or a
+ * window of a version 2 one expanded by v2_expand.
+ */
 GSST_INLINE int
-decode_all_width(const gsst_tile *t, uint8_t *out, uint8_t *out_end, uint32_t width)
+decode_values_width(const gsst_tile *t, const uint8_t *comp_at, const uint8_t *raw_at,
+					uint64_t count, uint8_t *out, uint8_t *out_end, uint32_t width)
 {
 	fast_decoder d;
-	uint64_t	comp = 0,
-				raw = 0;
+	uint64_t	comp = read_entry(comp_at, 0, width),
+				raw = read_entry(raw_at, 0, width);
 
 	fast_decoder_init(&d, t);
-	for (uint64_t i = 0; i < t->nvalues; i++)
+	for (uint64_t i = 0; i < count; i++)
 	{
-		uint64_t	comp_next = read_entry(t->comp_offsets, i + 1, width);
-		uint64_t	raw_next = read_entry(t->raw_offsets, i + 1, width);
+		uint64_t	comp_next = read_entry(comp_at, i + 1, width);
+		uint64_t	raw_next = read_entry(raw_at, i + 1, width);
 		uint64_t	raw_len = raw_next - raw;
 		int			room = (uint64_t) (out_end - (out + raw)) >= raw_len + DECODE_ROOM;
 		int			rc = decode_value(&d, t, comp, comp_next, out + raw, raw_len, out_end, room);
@@ -270,6 +276,32 @@ decode_all_width(const gsst_tile *t, uint8_t *out, uint8_t *out_end, uint32_t wi
 			return rc;
 		comp = comp_next;
 		raw = raw_next;
+	}
+	return GSST_OK;
+}
+
+/*
+ * Values a version 2 tile's decoders expand at a time: a multiple of
+ * GSST_TILE_BLOCK_VALUES, with 16 entries more for the AVX-512 windows.
+ */
+#define V2_WINDOW_VALUES	(8 * GSST_TILE_BLOCK_VALUES)
+#define V2_WINDOW_ENTRIES	(V2_WINDOW_VALUES + 16 + 1)
+
+static int
+decode_all_v2(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
+{
+	uint8_t		comp_at[V2_WINDOW_ENTRIES * 8],
+				raw_at[V2_WINDOW_ENTRIES * 8];
+
+	for (uint64_t i = 0; i < t->nvalues; i += V2_WINDOW_VALUES)
+	{
+		uint64_t	count = t->nvalues - i < V2_WINDOW_VALUES ? t->nvalues - i : V2_WINDOW_VALUES;
+		int			rc;
+
+		v2_expand(t, i, count, comp_at, raw_at, 8);
+		rc = decode_values_width(t, comp_at, raw_at, count, out, out_end, 8);
+		if (rc != GSST_OK)
+			return rc;
 	}
 	return GSST_OK;
 }
@@ -477,18 +509,20 @@ avx512_decode_value(const avx512_tables *v, const uint8_t *in,
  * lengths of the codes before comp[j + 1] add up to raw[j + 1] - raw[i]:
  * then each value decodes on its own to exactly its length, as the scalar
  * decoder requires.  Anything else goes to the one-value paths.
+ *
+ * The values are those of comp_at[0 .. nvalues] and raw_at (a version 1
+ * index, or a window that v2_expand made); it decodes from value 0 until it
+ * reaches stop or more, and returns where it stopped, or < 0 on error.
  */
-AVX512_FN int
-avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
+AVX512_FN int64_t
+avx512_decode_all4(const gsst_tile *t, const uint8_t *comp_at, const uint8_t *raw_at,
+				   uint64_t stop, uint64_t nvalues, uint8_t *out, uint8_t *out_end)
 {
 	avx512_tables v;
 	fast_decoder d;
-	const uint8_t *comp_at = t->comp_offsets;
-	const uint8_t *raw_at = t->raw_offsets;
-	uint64_t	nvalues = t->nvalues;
 	uint64_t	i = 0;
-	uint32_t	comp = 0,
-				raw = 0;
+	uint32_t	comp = load_u32(comp_at),
+				raw = load_u32(raw_at);
 	const __m512i one = _mm512_set1_epi32(1);
 	const __m512i zero = _mm512_setzero_si512();
 	const __m512i escapes = _mm512_set1_epi8((char) GSST_ESCAPE);
@@ -496,7 +530,7 @@ avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 
 	avx512_tables_init(&v, &t->table);
 	fast_decoder_init(&d, t);
-	while (i < nvalues)
+	while (i < stop)
 	{
 		uint64_t	room = (uint64_t) (out_end - (out + raw));
 		uint32_t	comp_next = load_u32(comp_at + 4 * (i + 1));
@@ -628,18 +662,42 @@ avx512_decode_all4(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 			raw = raw_next;
 		}
 	}
+	return (int64_t) i;
+}
+
+/* decode_all_v2 through avx512_decode_all4 (4-byte offsets: R < 2^32) */
+AVX512_FN int
+avx512_decode_all_v2(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
+{
+	uint8_t		comp_at[V2_WINDOW_ENTRIES * 4],
+				raw_at[V2_WINDOW_ENTRIES * 4];
+	uint64_t	i = 0;
+
+	while (i < t->nvalues)
+	{
+		uint64_t	left = t->nvalues - i;
+		uint64_t	count = left < V2_WINDOW_ENTRIES - 1 ? left : V2_WINDOW_ENTRIES - 1;
+		int64_t		done;
+
+		v2_expand(t, i, count, comp_at, raw_at, 4);
+		done = avx512_decode_all4(t, comp_at, raw_at,
+								  count < V2_WINDOW_VALUES ? count : V2_WINDOW_VALUES,
+								  count, out, out_end);
+		if (done < 0)
+			return (int) done;
+		i += (uint64_t) done;
+	}
 	return GSST_OK;
 }
 
-/* avx512_tile_decode_one for the values its lean path does not take */
+/*
+ * avx512_tile_decode_one for the values its lean path does not take: the
+ * value's codes are [comp, comp_end) and it decodes to n bytes.
+ */
 AVX512_FN int64_t
-avx512_decode_one_any(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_cap)
+avx512_decode_one_any(const gsst_tile *t, uint64_t comp, uint64_t comp_end, uint64_t n,
+					  uint8_t *out, size_t out_cap)
 {
-	uint32_t	width = t->offset_width;
-	uint64_t	comp = read_entry(t->comp_offsets, i, width);
-	uint64_t	comp_end = read_entry(t->comp_offsets, i + 1, width);
-	uint64_t	raw = read_entry(t->raw_offsets, i, width);
-	uint64_t	n = read_entry(t->raw_offsets, i + 1, width) - raw;
 	uint64_t	k = comp_end - comp;
 	int			rc;
 
@@ -695,13 +753,46 @@ avx512_decode_one_any(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_c
 AVX512_FN int64_t
 avx512_tile_decode_one(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_cap)
 {
-	if (GSST_LIKELY(t->offset_width == 4))
-	{
-		uint32_t	comp = load_u32(t->comp_offsets + 4 * i);
-		uint32_t	k = load_u32(t->comp_offsets + 4 * i + 4) - comp;
-		uint32_t	raw = load_u32(t->raw_offsets + 4 * i);
-		uint64_t	n = load_u32(t->raw_offsets + 4 * i + 4) - raw;
+	uint64_t	comp,
+				k,
+				n;
 
+	if (GSST_LIKELY(t->version == 2 && t->offset_width == 4 &&
+					load_u32(t->blocks + 12 * (i / GSST_TILE_BLOCK_VALUES) + 8) ==
+					load_u32(t->blocks + 12 * (i / GSST_TILE_BLOCK_VALUES) + 20)))
+	{
+		/* a block with no long value: its entry plus the code lengths before i */
+		uint64_t	first = i - i % GSST_TILE_BLOCK_VALUES;
+		uint64_t	before = i - first;
+		__m512i		lo = _mm512_maskz_loadu_epi8(_bzhi_u64(~0ull, (unsigned) before),
+												 t->code_lens + first);
+		__m512i		hi = _mm512_maskz_loadu_epi8(before > 64 ? _bzhi_u64(~0ull, (unsigned) (before - 64)) : 0,
+												 t->code_lens + first + 64);
+		__m512i		sums = _mm512_add_epi64(_mm512_sad_epu8(lo, _mm512_setzero_si512()),
+											_mm512_sad_epu8(hi, _mm512_setzero_si512()));
+
+		comp = load_u32(t->blocks + 12 * (i / GSST_TILE_BLOCK_VALUES)) +
+			(uint64_t) _mm512_reduce_add_epi64(sums);
+		k = t->code_lens[i];
+		n = t->raw_lens[i];
+	}
+	else if (t->version == 2)
+	{
+		uint64_t	raw,
+					long_at;
+
+		v2_seek(t, i, &comp, &raw, &long_at);
+		v2_lengths(t, i, long_at, &k, &n);
+	}
+	else
+	{
+		uint32_t	width = t->offset_width;
+
+		comp = read_entry(t->comp_offsets, i, width);
+		k = read_entry(t->comp_offsets, i + 1, width) - comp;
+		n = read_entry(t->raw_offsets, i + 1, width) - read_entry(t->raw_offsets, i, width);
+	}
+	{
 		if (GSST_LIKELY(k <= 64 && k <= n && n <= out_cap && out_cap - n >= DECODE_ROOM))
 		{
 			const uint8_t *len = t->table.len;
@@ -748,7 +839,7 @@ avx512_tile_decode_one(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_
 				return (int64_t) n;
 		}
 	}
-	return avx512_decode_one_any(t, i, out, out_cap);
+	return avx512_decode_one_any(t, comp, comp + k, n, out, out_cap);
 }
 #endif							/* x86-64 AVX-512 */
 
@@ -761,11 +852,23 @@ gsst_tile_decode_all(const gsst_tile *t, uint8_t *out, size_t out_cap)
 		return GSST_ERR_SPACE;
 #ifdef GSST_DECODE_AVX512
 	if (t->offset_width == 4 && avx512_usable())
-		return avx512_decode_all4(t, out, out + out_cap);
+	{
+		int64_t		rc;
+
+		if (t->version == 2)
+			return avx512_decode_all_v2(t, out, out + out_cap);
+		rc = avx512_decode_all4(t, t->comp_offsets, t->raw_offsets, t->nvalues, t->nvalues,
+								out, out + out_cap);
+		return rc < 0 ? (int) rc : GSST_OK;
+	}
 #endif
+	if (t->version == 2)
+		return decode_all_v2(t, out, out + out_cap);
 	if (t->offset_width == 4)
-		return decode_all_width(t, out, out + out_cap, 4);
-	return decode_all_width(t, out, out + out_cap, 8);
+		return decode_values_width(t, t->comp_offsets, t->raw_offsets, t->nvalues, out,
+								   out + out_cap, 4);
+	return decode_values_width(t, t->comp_offsets, t->raw_offsets, t->nvalues, out,
+							   out + out_cap, 8);
 }
 
 int
@@ -778,6 +881,10 @@ gsst_tile_decode_split(const gsst_tile *t, uint64_t s, uint8_t *out, size_t out_
 				comp_end,
 				raw_end;
 
+	uint64_t	value_comp_start = 0,
+				value_raw_start = 0,
+				long_at = 0;
+
 	if (t == NULL || out == NULL)
 		return GSST_ERR_ARG;
 	if (s >= t->nsplits)
@@ -786,22 +893,36 @@ gsst_tile_decode_split(const gsst_tile *t, uint64_t s, uint8_t *out, size_t out_
 		return GSST_ERR_SPACE;
 	gsst_tile_split(t, s, &v, &comp, &raw);
 	gsst_tile_split(t, s + 1, &end_value, &comp_end, &raw_end);
+	/* a version 2 index is walked from the split's first value on */
+	if (t->version == 2 && v < t->nvalues)
+		v2_seek(t, v, &value_comp_start, &value_raw_start, &long_at);
 
 	/* writes stay inside this split's range: others may decode in parallel */
 	while (raw < raw_end || comp < comp_end)
 	{
 		uint64_t	value_comp_end,
-					value_raw_end,
-					value_comp_start,
-					value_raw_start;
+					value_raw_end;
 		int			rc;
 
 		if (v >= t->nvalues)
 			return GSST_ERR_OFFSET;
-		value_comp_start = gsst_tile_comp_offset(t, v);
-		value_raw_start = gsst_tile_raw_offset(t, v);
-		value_comp_end = gsst_tile_comp_offset(t, v + 1);
-		value_raw_end = gsst_tile_raw_offset(t, v + 1);
+		if (t->version == 2)
+		{
+			uint64_t	code_len,
+						raw_len;
+
+			v2_lengths(t, v, long_at, &code_len, &raw_len);
+			long_at += t->raw_lens[v] == GSST_TILE_LONG;
+			value_comp_end = value_comp_start + code_len;
+			value_raw_end = value_raw_start + raw_len;
+		}
+		else
+		{
+			value_comp_start = gsst_tile_comp_offset(t, v);
+			value_raw_start = gsst_tile_raw_offset(t, v);
+			value_comp_end = gsst_tile_comp_offset(t, v + 1);
+			value_raw_end = gsst_tile_raw_offset(t, v + 1);
+		}
 		rc = decode_piece(t, value_comp_end - value_comp_start ==
 						  value_raw_end - value_raw_start,
 						  comp, value_comp_end < comp_end ? value_comp_end : comp_end,
@@ -812,8 +933,8 @@ gsst_tile_decode_split(const gsst_tile *t, uint64_t s, uint8_t *out, size_t out_
 			return rc;
 		if (value_comp_end > comp_end || value_raw_end > raw_end)
 			break;				/* the split ends inside this value */
-		comp = value_comp_end;
-		raw = value_raw_end;
+		comp = value_comp_start = value_comp_end;
+		raw = value_raw_start = value_raw_end;
 		v++;
 	}
 	return GSST_OK;
@@ -833,10 +954,24 @@ decode_one_portable(const gsst_tile *t, uint64_t i, uint8_t *out, size_t out_cap
 				raw_end;
 	int			rc;
 
-	comp = read_entry(t->comp_offsets, i, t->offset_width);
-	comp_end = read_entry(t->comp_offsets, i + 1, t->offset_width);
-	raw = read_entry(t->raw_offsets, i, t->offset_width);
-	raw_end = read_entry(t->raw_offsets, i + 1, t->offset_width);
+	if (t->version == 2)
+	{
+		uint64_t	long_at,
+					code_len,
+					raw_len;
+
+		v2_seek(t, i, &comp, &raw, &long_at);
+		v2_lengths(t, i, long_at, &code_len, &raw_len);
+		comp_end = comp + code_len;
+		raw_end = raw + raw_len;
+	}
+	else
+	{
+		comp = read_entry(t->comp_offsets, i, t->offset_width);
+		comp_end = read_entry(t->comp_offsets, i + 1, t->offset_width);
+		raw = read_entry(t->raw_offsets, i, t->offset_width);
+		raw_end = read_entry(t->raw_offsets, i + 1, t->offset_width);
+	}
 	if (raw_end - raw > out_cap)
 		return GSST_ERR_SPACE;
 	/*

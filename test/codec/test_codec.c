@@ -407,18 +407,29 @@ free_paths(char **paths, size_t n)
 /* Tile layout computed from the header, following FORMAT.md only. */
 typedef struct tile_layout
 {
+	unsigned	version;
 	unsigned	width;
 	uint64_t	nvalues;
 	uint64_t	nsplits;
 	uint64_t	raw_bytes;
 	uint64_t	code_bytes;
 	uint32_t	table_bytes;
-	size_t		comp_at;
-	size_t		raw_at;
+	size_t		comp_at;		/* v1 */
+	size_t		raw_at;			/* v1 */
+	uint64_t	nblocks;		/* v2 */
+	size_t		blocks_at;		/* v2 */
+	size_t		code_lens_at;	/* v2 */
+	size_t		raw_lens_at;	/* v2 */
 	size_t		splits_at;
 	size_t		codes_at;
+	uint64_t	nlongs;			/* v2 */
+	size_t		longs_at;		/* v2 */
 	size_t		end;
 } tile_layout;
+
+/* Values per block of a version 2 index, and the length byte of a long value. */
+#define V2_BLOCK	128
+#define V2_LONG		255
 
 static size_t
 round_up(size_t v, size_t to)
@@ -431,30 +442,75 @@ layout_of(const uint8_t *tile)
 {
 	tile_layout L;
 
+	memset(&L, 0, sizeof(L));
+	L.version = tile[4];
 	L.width = tile[5];
 	L.table_bytes = (uint32_t) read_le(tile + 12, 4);
 	L.nvalues = read_le(tile + 16, 8);
 	L.nsplits = read_le(tile + 24, 8);
 	L.raw_bytes = read_le(tile + 32, 8);
 	L.code_bytes = read_le(tile + 40, 8);
-	L.comp_at = round_up(GSST_TILE_HEADER_BYTES + L.table_bytes, 8);
-	L.raw_at = L.comp_at + (L.nvalues + 1) * L.width;
-	L.splits_at = L.raw_at + (L.nvalues + 1) * L.width;
+	if (L.version == 1)
+	{
+		L.comp_at = round_up(GSST_TILE_HEADER_BYTES + L.table_bytes, 8);
+		L.raw_at = L.comp_at + (L.nvalues + 1) * L.width;
+		L.splits_at = L.raw_at + (L.nvalues + 1) * L.width;
+	}
+	else
+	{
+		L.nblocks = (L.nvalues + V2_BLOCK - 1) / V2_BLOCK;
+		L.blocks_at = round_up(GSST_TILE_HEADER_BYTES + L.table_bytes, 8);
+		L.code_lens_at = L.blocks_at + (L.nblocks + 1) * 3 * L.width;
+		L.raw_lens_at = L.code_lens_at + L.nvalues;
+		L.splits_at = round_up(L.raw_lens_at + L.nvalues, 8);
+	}
 	L.codes_at = round_up(L.splits_at + (L.nsplits + 1) * 3 * L.width, 16);
-	L.end = L.codes_at + L.code_bytes;
+	L.end = L.longs_at = L.codes_at + L.code_bytes;
+	if (L.version == 2)
+	{
+		/* the sentinel block entry holds L */
+		L.nlongs = read_le(tile + L.blocks_at + (L.nblocks * 3 + 2) * L.width, L.width);
+		if (L.nlongs > 0)
+		{
+			L.longs_at = round_up(L.longs_at, 8);
+			L.end = L.longs_at + L.nlongs * 2 * L.width;
+		}
+	}
 	return L;
+}
+
+/* field 0: comp, 1: raw of value i (v2: its block's entry plus the lengths before it) */
+static uint64_t
+layout_offset(const uint8_t *tile, const tile_layout *L, uint64_t i, unsigned field)
+{
+	if (L->version == 1)
+		return read_le(tile + (field == 0 ? L->comp_at : L->raw_at) + i * L->width, L->width);
+
+	uint64_t	b = i / V2_BLOCK;
+	uint64_t	at = read_le(tile + L->blocks_at + (b * 3 + field) * L->width, L->width);
+	uint64_t	k = read_le(tile + L->blocks_at + (b * 3 + 2) * L->width, L->width);
+	size_t		lens_at = field == 0 ? L->code_lens_at : L->raw_lens_at;
+
+	for (uint64_t j = b * V2_BLOCK; j < i; j++)
+	{
+		if (tile[L->raw_lens_at + j] == V2_LONG)
+			at += read_le(tile + L->longs_at + (2 * k++ + field) * L->width, L->width);
+		else
+			at += tile[lens_at + j];
+	}
+	return at;
 }
 
 static uint64_t
 layout_comp(const uint8_t *tile, const tile_layout *L, uint64_t i)
 {
-	return read_le(tile + L->comp_at + i * L->width, L->width);
+	return layout_offset(tile, L, i, 0);
 }
 
 static uint64_t
 layout_raw(const uint8_t *tile, const tile_layout *L, uint64_t i)
 {
-	return read_le(tile + L->raw_at + i * L->width, L->width);
+	return layout_offset(tile, L, i, 1);
 }
 
 /* field 0: first value, 1: comp, 2: raw */
@@ -464,15 +520,15 @@ split_field_at(const tile_layout *L, uint64_t s, unsigned field)
 	return L->splits_at + (s * 3 + field) * L->width;
 }
 
-/* Encode vs into a fresh exact-size tile; NULL (with a failed check) on error. */
+/* Encode vs into a fresh exact-size tile of a version; NULL (with a failed check) on error. */
 static uint8_t *
-encode_tile(const gsst_encoder *enc, const value_set *vs, size_t split_bytes,
-			size_t *tile_len)
+encode_tile_version(const gsst_encoder *enc, const value_set *vs, size_t split_bytes,
+					uint32_t version, size_t *tile_len)
 {
 	size_t		bound = gsst_tile_bound(vs->n, vs->bytes, split_bytes);
 	uint8_t    *buf = xmalloc(bound);
-	int			rc = gsst_tile_encode(enc, vs->data, vs->offsets, vs->n, split_bytes,
-									  buf, bound, tile_len);
+	int			rc = gsst_tile_encode_version(enc, vs->data, vs->offsets, vs->n, split_bytes,
+											  version, buf, bound, tile_len);
 
 	if (!CHECK_EQ(rc, GSST_OK) || !CHECK(*tile_len <= bound))
 	{
@@ -483,6 +539,16 @@ encode_tile(const gsst_encoder *enc, const value_set *vs, size_t split_bytes,
 
 	free(buf);
 	return exact;
+}
+
+/* The tile version the tests that take it from here encode (the tile tests run both). */
+static uint32_t tile_version = GSST_TILE_VERSION;
+
+static uint8_t *
+encode_tile(const gsst_encoder *enc, const value_set *vs, size_t split_bytes,
+			size_t *tile_len)
+{
+	return encode_tile_version(enc, vs, split_bytes, tile_version, tile_len);
 }
 
 enum
@@ -624,6 +690,49 @@ check_tile(const gsst_encoder *enc, const value_set *vs, size_t split_bytes, int
 	ok &= CHECK(memcmp(tile_buf + GSST_TILE_HEADER_BYTES, table_bytes, table_len) == 0);
 	ok &= CHECK(tables_equal(&tile.table, &enc->table));
 	free(table_bytes);
+
+	/* a version 2 tile has the codes, splits and offsets of the version 1 tile */
+	if (tile.version == 2)
+	{
+		size_t		v1_len;
+		uint8_t    *v1_buf = encode_tile_version(enc, vs, split_bytes, 1, &v1_len);
+		gsst_tile	v1;
+
+		if (v1_buf != NULL && CHECK_EQ(gsst_tile_open(&v1, v1_buf, v1_len), GSST_OK))
+		{
+			ok &= CHECK_EQ(v1.code_bytes, tile.code_bytes);
+			ok &= CHECK_EQ(v1.nsplits, tile.nsplits);
+			ok &= CHECK(memcmp(v1.codes, tile.codes, tile.code_bytes) == 0);
+			ok &= CHECK(memcmp(v1.splits, tile.splits, (tile.nsplits + 1) * 3 * tile.offset_width) == 0);
+			for (size_t i = 0; i <= vs->n && ok; i++)
+			{
+				ok &= CHECK_EQ(gsst_tile_comp_offset(&v1, i), gsst_tile_comp_offset(&tile, i));
+				ok &= CHECK_EQ(gsst_tile_raw_offset(&v1, i), gsst_tile_raw_offset(&tile, i));
+			}
+			/* gsst_tile_offsets walks windows of either version to the same offsets */
+			{
+				uint64_t	comp[2][98],
+							raw[2][98];
+
+				for (size_t i = 0; i < vs->n && ok; i += 97)
+				{
+					uint64_t	count = vs->n - i < 97 ? vs->n - i : 97;
+
+					ok &= CHECK_EQ(gsst_tile_offsets(&v1, i, count, comp[0], raw[0]), GSST_OK);
+					ok &= CHECK_EQ(gsst_tile_offsets(&tile, i, count, comp[1], raw[1]), GSST_OK);
+					for (uint64_t j = 0; j <= count && ok; j++)
+						ok &= CHECK(comp[0][j] == gsst_tile_comp_offset(&v1, i + j) &&
+									comp[1][j] == comp[0][j] && raw[1][j] == raw[0][j] &&
+									raw[0][j] == vs->offsets[i + j]);
+				}
+				ok &= CHECK_EQ(gsst_tile_offsets(&tile, vs->n, 0, comp[1], raw[1]), GSST_OK);
+				ok &= CHECK_EQ(comp[1][0], tile.code_bytes);
+				ok &= CHECK_EQ(gsst_tile_offsets(&tile, vs->n, 1, comp[1], raw[1]), GSST_ERR_OFFSET);
+				ok &= CHECK_EQ(gsst_tile_offsets(&tile, vs->n + 1, 0, comp[1], raw[1]), GSST_ERR_OFFSET);
+			}
+		}
+		free(v1_buf);
+	}
 
 	/* index and per-value codes */
 	ok &= CHECK_EQ(gsst_tile_comp_offset(&tile, 0), 0);
@@ -2306,12 +2415,14 @@ small_tile(gsst_encoder *enc, size_t *tile_len, value_set *vs)
 			rng_text(&rng, vs_push(vs, len), len);
 	}
 	rng_text(&rng, vs_push(vs, 9000), 9000);	/* 3 segments */
+	rng_text(&rng, vs_push(vs, 255), 255);	/* long in a version 2 index */
+	rng_text(&rng, vs_push(vs, 254), 254);
 	return encode_tile(enc, vs, 256, tile_len);
 }
 
 /* The pointers of gsst_tile_open match the layout derived from FORMAT.md. */
 static void
-test_tile_layout(void)
+tile_layout_of_version(void)
 {
 	gsst_encoder enc;
 	value_set	vs;
@@ -2324,19 +2435,44 @@ test_tile_layout(void)
 
 	CHECK_EQ(read_le(buf, 4), GSST_TILE_MAGIC);
 	CHECK(memcmp(buf, "GSTL", 4) == 0);
-	CHECK_EQ(buf[4], GSST_TILE_VERSION);
+	CHECK_EQ(buf[4], tile_version);
 	CHECK_EQ(read_le(buf + 6, 2), 0);
 	CHECK_EQ(read_le(buf + 8, 4), GSST_SEGMENT_BYTES);
 	CHECK_EQ(L.end, len);
 	REQUIRE(CHECK_EQ(gsst_tile_open(&tile, buf, len), GSST_OK));
-	CHECK(tile.comp_offsets == buf + L.comp_at);
-	CHECK(tile.raw_offsets == buf + L.raw_at);
+	if (tile_version == 1)
+	{
+		CHECK(tile.comp_offsets == buf + L.comp_at);
+		CHECK(tile.raw_offsets == buf + L.raw_at);
+		for (size_t p = GSST_TILE_HEADER_BYTES + L.table_bytes; p < L.comp_at; p++)
+			CHECK_EQ(buf[p], 0);
+	}
+	else
+	{
+		CHECK(tile.blocks == buf + L.blocks_at);
+		CHECK(tile.code_lens == buf + L.code_lens_at);
+		CHECK(tile.raw_lens == buf + L.raw_lens_at);
+		CHECK(tile.longs == buf + L.longs_at);
+		CHECK_EQ(tile.nlongs, L.nlongs);
+		CHECK(L.nlongs >= 2);	/* the values of 255 bytes and more */
+		for (size_t p = GSST_TILE_HEADER_BYTES + L.table_bytes; p < L.blocks_at; p++)
+			CHECK_EQ(buf[p], 0);
+		for (size_t p = L.raw_lens_at + L.nvalues; p < L.splits_at; p++)
+			CHECK_EQ(buf[p], 0);
+		for (size_t p = L.codes_at + L.code_bytes; p < L.longs_at; p++)
+			CHECK_EQ(buf[p], 0);
+		for (uint64_t i = 0; i < L.nvalues; i++)
+		{
+			uint64_t	rl = layout_raw(buf, &L, i + 1) - layout_raw(buf, &L, i);
+
+			CHECK_EQ(buf[L.raw_lens_at + i] == V2_LONG, rl >= V2_LONG);
+			CHECK_EQ(buf[L.code_lens_at + i] == V2_LONG, rl >= V2_LONG);
+		}
+	}
 	CHECK(tile.splits == buf + L.splits_at);
 	CHECK(tile.codes == buf + L.codes_at);
 	CHECK_EQ(tile.nsplits, L.nsplits);
 	CHECK_EQ(tile.code_bytes, L.code_bytes);
-	for (size_t p = GSST_TILE_HEADER_BYTES + L.table_bytes; p < L.comp_at; p++)
-		CHECK_EQ(buf[p], 0);
 	for (size_t p = L.splits_at + (L.nsplits + 1) * 3 * L.width; p < L.codes_at; p++)
 		CHECK_EQ(buf[p], 0);
 	for (uint64_t i = 0; i <= L.nvalues; i++)
@@ -2359,6 +2495,21 @@ test_tile_layout(void)
 	vs_free(&vs);
 }
 
+/* fn on tiles of each version (through encode_tile) */
+static void
+for_each_tile_version(void (*fn) (void))
+{
+	for (tile_version = 1; tile_version <= GSST_TILE_VERSION; tile_version++)
+		fn();
+	tile_version = GSST_TILE_VERSION;
+}
+
+static void
+test_tile_layout(void)
+{
+	for_each_tile_version(tile_layout_of_version);
+}
+
 /*
  * Capacity of gsst_tile_encode: gsst_tile_bound always suffices; below the
  * tile's size it fails with GSST_ERR_SPACE; in between (the encoder may want
@@ -2366,7 +2517,7 @@ test_tile_layout(void)
  * buffers let ASan catch any write past cap.
  */
 static void
-test_tile_encode_space(void)
+tile_encode_space_of_version(void)
 {
 	gsst_encoder enc;
 	value_set	vs;
@@ -2380,7 +2531,8 @@ test_tile_encode_space(void)
 	for (size_t cap = 0; cap <= bound; cap += 1 + cap / 16)
 	{
 		uint8_t    *buf = xmalloc(cap);
-		int			rc = gsst_tile_encode(&enc, vs.data, vs.offsets, vs.n, 256, buf, cap, &got);
+		int			rc = gsst_tile_encode_version(&enc, vs.data, vs.offsets, vs.n, 256,
+												  tile_version, buf, cap, &got);
 
 		if (cap < len)
 			CHECK_STATUS(rc, GSST_ERR_SPACE);
@@ -2390,7 +2542,8 @@ test_tile_encode_space(void)
 	}
 	uint8_t    *buf = xmalloc(bound);
 
-	CHECK_EQ(gsst_tile_encode(&enc, vs.data, vs.offsets, vs.n, 256, buf, bound, &got), GSST_OK);
+	CHECK_EQ(gsst_tile_encode_version(&enc, vs.data, vs.offsets, vs.n, 256, tile_version, buf,
+									  bound, &got), GSST_OK);
 	CHECK(got == len && memcmp(buf, good, len) == 0);
 	free(buf);
 	free(good);
@@ -2408,20 +2561,43 @@ widen_tile(const uint8_t *tile, size_t *len)
 	tile_layout W = L;
 
 	W.width = 8;
-	W.raw_at = W.comp_at + (W.nvalues + 1) * 8;
-	W.splits_at = W.raw_at + (W.nvalues + 1) * 8;
+	if (L.version == 1)
+	{
+		W.raw_at = W.comp_at + (W.nvalues + 1) * 8;
+		W.splits_at = W.raw_at + (W.nvalues + 1) * 8;
+	}
+	else
+	{
+		W.code_lens_at = W.blocks_at + (W.nblocks + 1) * 24;
+		W.raw_lens_at = W.code_lens_at + W.nvalues;
+		W.splits_at = round_up(W.raw_lens_at + W.nvalues, 8);
+	}
 	W.codes_at = round_up(W.splits_at + (W.nsplits + 1) * 24, 16);
-	W.end = W.codes_at + W.code_bytes;
+	W.end = W.longs_at = W.codes_at + W.code_bytes;
+	if (W.nlongs > 0)
+	{
+		W.longs_at = round_up(W.longs_at, 8);
+		W.end = W.longs_at + W.nlongs * 16;
+	}
 
 	uint8_t    *out = xmalloc(W.end);
 
 	memset(out, 0, W.end);
-	memcpy(out, tile, L.comp_at);
+	memcpy(out, tile, GSST_TILE_HEADER_BYTES + L.table_bytes);
 	out[5] = 8;
-	for (uint64_t i = 0; i <= L.nvalues; i++)
+	if (L.version == 1)
+		for (uint64_t i = 0; i <= L.nvalues; i++)
+		{
+			write_le(out + W.comp_at + i * 8, 8, layout_comp(tile, &L, i));
+			write_le(out + W.raw_at + i * 8, 8, layout_raw(tile, &L, i));
+		}
+	else
 	{
-		write_le(out + W.comp_at + i * 8, 8, layout_comp(tile, &L, i));
-		write_le(out + W.raw_at + i * 8, 8, layout_raw(tile, &L, i));
+		for (uint64_t k = 0; k < (L.nblocks + 1) * 3; k++)
+			write_le(out + W.blocks_at + k * 8, 8, read_le(tile + L.blocks_at + k * L.width, L.width));
+		memcpy(out + W.code_lens_at, tile + L.code_lens_at, 2 * L.nvalues);
+		for (uint64_t k = 0; k < L.nlongs * 2; k++)
+			write_le(out + W.longs_at + k * 8, 8, read_le(tile + L.longs_at + k * L.width, L.width));
 	}
 	for (uint64_t k = 0; k < (L.nsplits + 1) * 3; k++)
 		write_le(out + W.splits_at + k * 8, 8, read_le(tile + L.splits_at + k * L.width, L.width));
@@ -2431,7 +2607,7 @@ widen_tile(const uint8_t *tile, size_t *len)
 }
 
 static void
-test_tile_wide_offsets(void)
+tile_wide_offsets_of_version(void)
 {
 	gsst_encoder enc;
 	value_set	vs;
@@ -2464,6 +2640,12 @@ test_tile_wide_offsets(void)
 	free(wide);
 	free(narrow);
 	vs_free(&vs);
+}
+
+static void
+test_tile_wide_offsets(void)
+{
+	for_each_tile_version(tile_wide_offsets_of_version);
 }
 
 /*
@@ -2506,7 +2688,7 @@ expect_tile_rejected(const uint8_t *buf, size_t len, unsigned set, bool open_mus
 }
 
 static void
-test_tile_hostile(void)
+tile_hostile_v1(void)
 {
 	gsst_encoder enc;
 	value_set	vs;
@@ -2557,8 +2739,8 @@ test_tile_hostile(void)
 	bad[0] ^= 1;
 	REJECT_OPEN(ST(GSST_ERR_VERSION), "bad magic");
 	RESET_BAD();
-	bad[4] = 2;
-	REJECT_OPEN(ST(GSST_ERR_VERSION), "version 2");
+	bad[4] = GSST_TILE_VERSION + 1;
+	REJECT_OPEN(ST(GSST_ERR_VERSION), "a version to come");
 	RESET_BAD();
 	bad[4] = 0;
 	REJECT_OPEN(ST(GSST_ERR_VERSION), "version 0");
@@ -2783,11 +2965,128 @@ test_tile_hostile(void)
 }
 
 /*
+ * A version 2 index that does not add up, or that breaks a length rule,
+ * fails gsst_tile_open.
+ */
+static void
+tile_hostile_v2(void)
+{
+	gsst_encoder enc;
+	value_set	vs;
+	size_t		len;
+	uint8_t    *good;
+
+	tile_version = 2;
+	good = small_tile(&enc, &len, &vs);
+	tile_version = GSST_TILE_VERSION;
+	REQUIRE(good != NULL);
+	tile_layout L = layout_of(good);
+	uint8_t    *bad = xmalloc(len + 16);
+	gsst_tile	tile;
+	unsigned	index_errors = ST(GSST_ERR_OFFSET) | ST(GSST_ERR_LENGTH);
+
+#define RESET_BAD() memcpy(bad, good, len)
+#define REJECT_OPEN(set, what) expect_tile_rejected(bad, len, (set), true, (what))
+
+	REQUIRE(CHECK_EQ(gsst_tile_open(&tile, good, len), GSST_OK));
+	REQUIRE(L.version == 2 && L.width == 4 && L.nlongs >= 2 && L.nvalues >= 4);
+
+	/* an encoded value that is not long, and its neighbour in the block */
+	uint64_t	e = UINT64_MAX;
+
+	for (uint64_t i = 0; i + 1 < L.nvalues && e == UINT64_MAX; i++)
+		if (good[L.raw_lens_at + i] < V2_LONG && good[L.code_lens_at + i] < good[L.raw_lens_at + i] &&
+			good[L.raw_lens_at + i + 1] < V2_LONG && good[L.code_lens_at + i + 1] > 0 &&
+			(i + 1) % V2_BLOCK != 0)
+			e = i;
+	REQUIRE(e != UINT64_MAX);
+
+	for (size_t k = 0; k < len; k++)
+		if (!expect_tile_rejected(good, k, ST(GSST_ERR_TRUNCATED), true, "truncated v2 tile"))
+		{
+			fprintf(stderr, "    (prefix of %zu of %zu bytes)\n", k, len);
+			break;
+		}
+	memcpy(bad, good, len);
+	bad[len] = 0;
+	CHECK(expect_tile_rejected(bad, len + 1, ST(GSST_ERR_LENGTH), true, "trailing byte"));
+
+	RESET_BAD();
+	bad[L.code_lens_at + e]++;
+	REJECT_OPEN(index_errors, "a code length the block does not add up to");
+	RESET_BAD();
+	bad[L.raw_lens_at + e]--;
+	REJECT_OPEN(index_errors, "a raw length the block does not add up to");
+	RESET_BAD();
+	bad[L.raw_lens_at + e] = V2_LONG;
+	REJECT_OPEN(index_errors, "a long raw length byte on a short value");
+	RESET_BAD();
+	bad[L.code_lens_at + e] = V2_LONG;
+	REJECT_OPEN(index_errors, "a long code length byte on a short value");
+	RESET_BAD();
+	{
+		/* codes longer than the value, the block's sum kept */
+		uint8_t		d = (uint8_t) (bad[L.raw_lens_at + e] + 1 - bad[L.code_lens_at + e]);
+
+		if (bad[L.code_lens_at + e + 1] >= d)
+		{
+			bad[L.code_lens_at + e] = (uint8_t) (bad[L.code_lens_at + e] + d);
+			bad[L.code_lens_at + e + 1] = (uint8_t) (bad[L.code_lens_at + e + 1] - d);
+			REJECT_OPEN(index_errors, "more code bytes than raw bytes");
+		}
+	}
+	RESET_BAD();
+	write_le(bad + L.longs_at + L.width, L.width, V2_LONG - 1);
+	REJECT_OPEN(index_errors, "a long entry of a short value");
+	RESET_BAD();
+	write_le(bad + L.longs_at, L.width, read_le(bad + L.longs_at + L.width, L.width) + 1);
+	REJECT_OPEN(index_errors, "a long entry with more code bytes than raw bytes");
+	RESET_BAD();
+	write_le(bad + L.longs_at, L.width, 0xFFFFFFFFu);
+	REJECT_OPEN(index_errors, "a long entry's code length 2^32 - 1");
+	RESET_BAD();
+	write_le(bad + L.blocks_at, L.width, 1);
+	REJECT_OPEN(index_errors, "block 0 does not start at 0");
+	RESET_BAD();
+	write_le(bad + L.blocks_at + (L.nblocks * 3 + 2) * L.width, L.width, L.nlongs - 1);
+	REJECT_OPEN(index_errors | ST(GSST_ERR_TRUNCATED), "the sentinel's long count - 1");
+	RESET_BAD();
+	write_le(bad + L.blocks_at + (L.nblocks * 3 + 2) * L.width, L.width, L.nlongs + 1);
+	REJECT_OPEN(index_errors | ST(GSST_ERR_TRUNCATED), "the sentinel's long count + 1");
+	RESET_BAD();
+	write_le(bad + L.blocks_at + L.nblocks * 3 * L.width, L.width, L.code_bytes - 1);
+	REJECT_OPEN(index_errors, "the sentinel's code bytes - 1");
+	RESET_BAD();
+	write_le(bad + 40, 8, L.code_bytes - 1);
+	REJECT_OPEN(index_errors | ST(GSST_ERR_TRUNCATED), "the header's code bytes - 1");
+	free(bad);
+	free(good);
+	vs_free(&vs);
+#undef RESET_BAD
+#undef REJECT_OPEN
+}
+
+static void
+test_tile_hostile(void)
+{
+	tile_version = 1;
+	tile_hostile_v1();
+	tile_version = GSST_TILE_VERSION;
+	tile_hostile_v2();
+}
+
+static void
+test_tile_encode_space(void)
+{
+	for_each_tile_version(tile_encode_space_of_version);
+}
+
+/*
  * Random corruption: never a crash (ASan/UBSan builds), and when a tile
  * opens, all decoders agree with each other.
  */
 static void
-test_tile_mutations(void)
+tile_mutations_of_version(void)
 {
 	gsst_encoder enc;
 	value_set	vs;
@@ -2812,8 +3111,9 @@ test_tile_mutations(void)
 			 * inside a value that a split cuts
 			 */
 			unsigned	aim = (unsigned) rng_below(&rng, 3);
+			size_t		index_at = L.version == 1 ? L.comp_at : L.blocks_at;
 			size_t		pos = aim == 0 ? rng_below(&rng, len) :
-				aim == 1 ? L.comp_at + rng_below(&rng, L.codes_at - L.comp_at) :
+				aim == 1 ? index_at + rng_below(&rng, L.codes_at - index_at) :
 				L.codes_at + rng_below(&rng, L.end - L.codes_at);
 
 			m[pos] = rng_below(&rng, 2) ? (uint8_t) rng_next(&rng) : (uint8_t) (m[pos] + (rng_below(&rng, 2) ? 1 : -1));
@@ -2864,6 +3164,12 @@ test_tile_mutations(void)
 	CHECK(opened > 20);			/* e.g. edits of a raw value's bytes still open */
 	free(good);
 	vs_free(&vs);
+}
+
+static void
+test_tile_mutations(void)
+{
+	for_each_tile_version(tile_mutations_of_version);
 }
 
 /* ------------------------------------------------------------------ */
@@ -3089,7 +3395,7 @@ decode_each(const gsst_tile *tile, bool roomy, const uint8_t *out_all, bool *sam
  * hold escapes and literal 0xFF bytes.
  */
 static void
-test_tile_decode_fast_paths(void)
+tile_decode_fast_paths_of_version(void)
 {
 	gsst_encoder enc;
 	value_set	vs;
@@ -3129,9 +3435,22 @@ test_tile_decode_fast_paths(void)
 
 		if (round == 0)
 			;					/* the tile as encoded */
-		else if (round % 3 == 0)
+		else if (round % 3 == 0 && L.version == 1)
 			write_le(m + L.raw_at + j * L.width, L.width,
 					 layout_raw(m, &L, j) + (rng_below(&rng, 2) ? 1 : -1));
+		else if (round % 3 == 0)
+		{
+			/* move a raw byte between two values of a block: the block still adds up */
+			int			d = rng_below(&rng, 2) ? 1 : -1;
+			uint8_t    *lens = m + L.raw_lens_at + j;
+
+			if ((j + 1) % V2_BLOCK != 0 && j + 1 < L.nvalues && lens[0] < V2_LONG - 1 &&
+				lens[1] < V2_LONG - 1 && lens[0] > 0 && lens[1] > 0)
+			{
+				lens[0] = (uint8_t) (lens[0] + d);
+				lens[1] = (uint8_t) (lens[1] - d);
+			}
+		}
 		else if (round % 3 == 1 && c1 > c0)
 			m[L.codes_at + c0 + rng_below(&rng, c1 - c0)] =
 				rng_below(&rng, 4) ? (uint8_t) rng_next(&rng) : GSST_ESCAPE;
@@ -3178,6 +3497,12 @@ test_tile_decode_fast_paths(void)
 	}
 	free(good);
 	vs_free(&vs);
+}
+
+static void
+test_tile_decode_fast_paths(void)
+{
+	for_each_tile_version(tile_decode_fast_paths_of_version);
 }
 
 /* The tile tests again, on the portable decoders. */

@@ -11,11 +11,13 @@
  *                            trains its dictionaries
  *   golden/datums.txt        each input, and its encoded datum (header for
  *                            several table ids + the codes of table.hex)
- *   golden/tile.hex          a tile of every input (default split size)
+ *   golden/tile.hex          a version 1 tile of every input (default split
+ *                            size)
  *   golden/tile_split512.hex the same with split_bytes = 512 (many splits)
  *   golden/tile_wide.hex     tile.hex rewritten with 8-byte index entries
  *                            (FORMAT.md allows W = 8 at any size; the encoder
  *                            writes it only for huge tiles): decode only
+ *   golden/tile_v2*.hex      the three again in version 2
  *
  * The encode tests use the pinned table (table.hex), not a freshly trained
  * one, and the decode tests read only pinned bytes: a change in training
@@ -70,8 +72,29 @@ ids_of_value(size_t len, uint32_t *ids)
 	return NIDS;
 }
 
-static const char *const tile_files[] = {"tile.hex", "tile_split512.hex", "tile_wide.hex"};
-static const size_t tile_split_bytes[] = {0, SMALL_SPLIT_BYTES};
+/* The pinned tiles: each version encoded at two split sizes, and widened (decode only). */
+typedef struct golden_tile
+{
+	const char *file;
+	uint32_t	version;
+	size_t		split_bytes;
+	bool		wide;
+	const char *what;			/* the file's first comment */
+} golden_tile;
+
+static const golden_tile golden_tiles[] = {
+	{"tile.hex", 1, 0, false, "gsst_tile_encode, default split_bytes"},
+	{"tile_split512.hex", 1, SMALL_SPLIT_BYTES, false, "gsst_tile_encode, split_bytes = 512"},
+	{"tile_wide.hex", 1, 0, true,
+	"tile.hex with 8-byte index entries (W = 8), for the decoders"},
+	{"tile_v2.hex", 2, 0, false, "gsst_tile_encode (version 2), default split_bytes"},
+	{"tile_v2_split512.hex", 2, SMALL_SPLIT_BYTES, false,
+	"gsst_tile_encode (version 2), split_bytes = 512"},
+	{"tile_v2_wide.hex", 2, 0, true,
+	"tile_v2.hex with 8-byte entries (W = 8), for the decoders"},
+};
+
+#define NTILES (sizeof(golden_tiles) / sizeof(golden_tiles[0]))
 
 #define REGENERATE_HINT "see test/codec/golden/README.md before regenerating"
 
@@ -603,12 +626,12 @@ datum_cap(size_t len)
 
 /* The tile of vs; NULL (reported) on error. */
 static uint8_t *
-encode_tile_of(const gsst_encoder *enc, const value_set *vs, size_t split_bytes, size_t *len)
+encode_tile_of(const gsst_encoder *enc, const value_set *vs, const golden_tile *gt, size_t *len)
 {
-	size_t		bound = gsst_tile_bound(vs->n, vs->bytes, split_bytes);
+	size_t		bound = gsst_tile_bound(vs->n, vs->bytes, gt->split_bytes);
 	uint8_t    *buf = xmalloc(bound);
-	int			rc = gsst_tile_encode(enc, vs->data, vs->offsets, vs->n, split_bytes,
-									  buf, bound, len);
+	int			rc = gsst_tile_encode_version(enc, vs->data, vs->offsets, vs->n,
+											  gt->split_bytes, gt->version, buf, bound, len);
 
 	if (!CHECK_EQ(rc, GSST_OK))
 	{
@@ -850,7 +873,7 @@ test_golden_datum_decode(void)
 	datums_free(&g);
 }
 
-/* gsst_tile_encode of every input, with table.hex, gives tile.hex and tile_split512.hex. */
+/* gsst_tile_encode_version of every input, with table.hex, gives the pinned tiles. */
 void
 test_golden_tile_encode(void)
 {
@@ -859,11 +882,14 @@ test_golden_tile_encode(void)
 
 	if (enc != NULL && load_datums(&g))
 	{
-		for (size_t f = 0; f < 2; f++)
+		for (size_t f = 0; f < NTILES; f++)
 		{
 			size_t		want_len;
-			uint8_t    *want = read_golden_hex(tile_files[f], &want_len);
+			uint8_t    *want;
 
+			if (golden_tiles[f].wide)
+				continue;
+			want = read_golden_hex(golden_tiles[f].file, &want_len);
 			if (want == NULL)
 				continue;
 			/* the AVX-512 encode lanes and the portable encoder */
@@ -874,8 +900,8 @@ test_golden_tile_encode(void)
 				char		label[160];
 
 				gsst_encode_simd_disabled = scalar;
-				tile = encode_tile_of(enc, &g.values, tile_split_bytes[f], &len);
-				snprintf(label, sizeof(label), "%s (%s encoder)", tile_files[f],
+				tile = encode_tile_of(enc, &g.values, &golden_tiles[f], &len);
+				snprintf(label, sizeof(label), "%s (%s encoder)", golden_tiles[f].file,
 						 scalar ? "portable" : "default");
 				if (tile != NULL)
 					CHECK_BYTES(tile, len, want, want_len, label);
@@ -934,16 +960,16 @@ test_golden_tile_decode(void)
 	uint8_t    *table_bytes;
 	size_t		table_len;
 	gsst_table	t;
-	static const uint32_t widths[] = {4, 4, 8};
 
 	if (!load_golden_table(&t, &table_bytes, &table_len))
 		return;
 	if (load_datums(&g))
 	{
-		for (size_t f = 0; f < sizeof(tile_files) / sizeof(tile_files[0]); f++)
+		for (size_t f = 0; f < NTILES; f++)
 		{
+			const golden_tile *gt = &golden_tiles[f];
 			size_t		len;
-			uint8_t    *bytes = read_golden_hex(tile_files[f], &len);
+			uint8_t    *bytes = read_golden_hex(gt->file, &len);
 			uint8_t		serialized[GSST_TABLE_MAX_BYTES];
 			gsst_tile	tile;
 			int			n;
@@ -955,13 +981,14 @@ test_golden_tile_decode(void)
 				free(bytes);
 				continue;
 			}
-			CHECK_EQ(tile.version, GSST_TILE_VERSION);
-			CHECK_EQ(tile.offset_width, widths[f]);
+			CHECK_EQ(tile.version, gt->version);
+			CHECK_EQ(tile.offset_width, gt->wide ? 8 : 4);
 			CHECK_EQ(tile.segment_bytes, GSST_SEGMENT_BYTES);
 			CHECK_EQ(tile.nvalues, g.values.n);
 			CHECK_EQ(tile.raw_bytes, g.values.bytes);
 			CHECK_EQ(tile.tile_bytes, len);
-			CHECK(f != 1 || tile.nsplits > 4);
+			CHECK(gt->split_bytes != SMALL_SPLIT_BYTES || tile.nsplits > 4);
+			CHECK(gt->version == 1 || tile.nlongs >= 3);	/* 4096, 4097, 9000 bytes */
 			n = gsst_table_serialize(&tile.table, serialized, sizeof(serialized));
 			if (CHECK(n > 0))
 				CHECK_BYTES(serialized, (size_t) n, table_bytes, table_len, "the table of a tile");
@@ -971,7 +998,7 @@ test_golden_tile_decode(void)
 			{
 				char		label[64];
 
-				snprintf(label, sizeof(label), "%s (%s decoder)", tile_files[f],
+				snprintf(label, sizeof(label), "%s (%s decoder)", gt->file,
 						 scalar ? "portable" : "default");
 				gsst_decode_simd_disabled = scalar;
 				check_tile_decodes(&tile, &g.values, label);
@@ -1170,6 +1197,52 @@ widen(const uint8_t *tile, size_t len, size_t *out_len)
 	return out;
 }
 
+/* a version 2 tile rewritten with 8-byte entries (blocks, splits, long list), following FORMAT.md only */
+static uint8_t *
+widen_v2(const uint8_t *tile, size_t len, size_t *out_len)
+{
+	uint32_t	table_bytes = (uint32_t) tile[12] | (uint32_t) tile[13] << 8 |
+		(uint32_t) tile[14] << 16 | (uint32_t) tile[15] << 24;
+	uint64_t	n = 0,
+				s = 0,
+				c = 0;
+
+	for (int k = 7; k >= 0; k--)
+	{
+		n = n << 8 | tile[16 + k];
+		s = s << 8 | tile[24 + k];
+		c = c << 8 | tile[40 + k];
+	}
+
+	size_t		blocks = (n + 127) / 128;
+	size_t		blocks_at = (GSST_TILE_HEADER_BYTES + table_bytes + 7) / 8 * 8;
+	size_t		lens_at = blocks_at + (blocks + 1) * 12,
+				wide_lens_at = blocks_at + (blocks + 1) * 24;
+	size_t		splits_at = (lens_at + 2 * n + 7) / 8 * 8,
+				wide_splits_at = (wide_lens_at + 2 * n + 7) / 8 * 8;
+	size_t		codes_at = (splits_at + (s + 1) * 12 + 15) / 16 * 16,
+				wide_codes_at = (wide_splits_at + (s + 1) * 24 + 15) / 16 * 16;
+	size_t		longs_at = (codes_at + c + 7) / 8 * 8,
+				wide_longs_at = (wide_codes_at + c + 7) / 8 * 8;
+	size_t		nlongs = len > codes_at + c ? (len - longs_at) / 8 : 0;
+	size_t		wide_len = nlongs > 0 ? wide_longs_at + nlongs * 16 : wide_codes_at + c;
+	uint8_t    *out = xmalloc(wide_len);
+
+	memset(out, 0, wide_len);
+	memcpy(out, tile, blocks_at);
+	out[5] = 8;
+	for (size_t e = 0; e < (blocks + 1) * 3; e++)
+		memcpy(out + blocks_at + 8 * e, tile + blocks_at + 4 * e, 4);	/* little-endian */
+	memcpy(out + wide_lens_at, tile + lens_at, 2 * n);
+	for (size_t e = 0; e < (s + 1) * 3; e++)
+		memcpy(out + wide_splits_at + 8 * e, tile + splits_at + 4 * e, 4);
+	memcpy(out + wide_codes_at, tile + codes_at, c);
+	for (size_t e = 0; e < nlongs * 2; e++)
+		memcpy(out + wide_longs_at + 8 * e, tile + longs_at + 4 * e, 4);
+	*out_len = wide_len;
+	return out;
+}
+
 int
 golden_write(void)
 {
@@ -1245,36 +1318,47 @@ golden_write(void)
 	}
 	ok &= close_written(f);
 
-	uint8_t    *tiles[2];
-	size_t		tile_len[2];
+	uint8_t    *narrow[3] = {NULL, NULL, NULL};
+	size_t		narrow_len[3] = {0, 0, 0};
 
-	for (size_t k = 0; k < 2; k++)
+	for (size_t k = 0; k < NTILES; k++)
 	{
-		size_t		bound = gsst_tile_bound(vs.n, vs.bytes, tile_split_bytes[k]);
+		const golden_tile *gt = &golden_tiles[k];
+		uint8_t    *tile;
+		size_t		len;
 
-		tiles[k] = xmalloc(bound);
-		if (gsst_tile_encode(enc, vs.data, vs.offsets, vs.n, tile_split_bytes[k],
-							 tiles[k], bound, &tile_len[k]) != GSST_OK)
+		if (gt->wide)
 		{
-			fprintf(stderr, "gsst_tile_encode failed\n");
-			return 1;
+			uint8_t    *from = narrow[gt->version];
+
+			if (from == NULL)
+				return 1;
+			tile = gt->version == 1 ? widen(from, narrow_len[gt->version], &len) :
+				widen_v2(from, narrow_len[gt->version], &len);
 		}
+		else
+		{
+			size_t		bound = gsst_tile_bound(vs.n, vs.bytes, gt->split_bytes);
+
+			tile = xmalloc(bound);
+			if (gsst_tile_encode_version(enc, vs.data, vs.offsets, vs.n, gt->split_bytes,
+										 gt->version, tile, bound, &len) != GSST_OK)
+			{
+				fprintf(stderr, "gsst_tile_encode_version failed\n");
+				return 1;
+			}
+		}
+		ok &= write_tile_file(gt->file, gt->what, tile, len);
+		if (!gt->wide && gt->split_bytes == 0)
+		{
+			narrow[gt->version] = tile;
+			narrow_len[gt->version] = len;
+		}
+		else
+			free(tile);
 	}
-	ok &= write_tile_file("tile.hex", "gsst_tile_encode, default split_bytes",
-						  tiles[0], tile_len[0]);
-	snprintf(what_line, sizeof(what_line), "gsst_tile_encode, split_bytes = %d",
-			 SMALL_SPLIT_BYTES);
-	ok &= write_tile_file("tile_split512.hex", what_line, tiles[1], tile_len[1]);
-
-	size_t		wide_len;
-	uint8_t    *wide = widen(tiles[0], tile_len[0], &wide_len);
-
-	ok &= write_tile_file("tile_wide.hex",
-						  "tile.hex with 8-byte index entries (W = 8), for the decoders",
-						  wide, wide_len);
-	free(wide);
-	free(tiles[0]);
-	free(tiles[1]);
+	free(narrow[1]);
+	free(narrow[2]);
 	free(enc);
 	vs_free(&vs);
 	vs_free(&sample);

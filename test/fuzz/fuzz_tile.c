@@ -1,9 +1,10 @@
 /*
  * fuzz_tile - libFuzzer target for gsst_tile_open and the tile decoders.
  *
- * Input: a tile.  When it opens, its index must be consistent (FORMAT.md),
- * gsst_tile_decode_all, every split and every value alone must agree with
- * each other, all decoding into exact-size buffers; and the decoded values,
+ * Input: a tile (version 1 or 2; the seeds have both).  When it opens, its
+ * index must be consistent (FORMAT.md), gsst_tile_decode_all, every split
+ * and every value alone must agree with each other, all decoding into
+ * exact-size buffers; and the decoded values,
  * encoded again with the tile's table, must give a tile that decodes to
  * the same bytes.
  */
@@ -32,12 +33,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the index as FORMAT.md states it */
 	FUZZ_ASSERT(tile.tile_bytes == size && C <= size && R <= 8 * C);
 	FUZZ_ASSERT(tile.offset_width == 4 || tile.offset_width == 8);
+	FUZZ_ASSERT(tile.version == 1 || tile.version == 2);
+	FUZZ_ASSERT(tile.version == 2 || tile.nlongs == 0);
 	FUZZ_ASSERT(gsst_tile_comp_offset(&tile, 0) == 0 && gsst_tile_raw_offset(&tile, 0) == 0);
 	FUZZ_ASSERT(gsst_tile_comp_offset(&tile, N) == C && gsst_tile_raw_offset(&tile, N) == R);
 	for (uint64_t i = 0; i < N; i++)
 	{
 		uint64_t	cl = gsst_tile_comp_offset(&tile, i + 1) - gsst_tile_comp_offset(&tile, i);
 		uint64_t	rl = gsst_tile_raw_offset(&tile, i + 1) - gsst_tile_raw_offset(&tile, i);
+
+		/* a version 2 index keeps exactly the values of 255 bytes or more in its long list */
+		if (tile.version == 2)
+			FUZZ_ASSERT((tile.raw_lens[i] == 255) == (rl >= 255) &&
+						(tile.raw_lens[i] == 255 || (tile.raw_lens[i] == rl && tile.code_lens[i] == cl)));
 
 		FUZZ_ASSERT(gsst_tile_comp_offset(&tile, i + 1) >= gsst_tile_comp_offset(&tile, i));
 		FUZZ_ASSERT(gsst_tile_raw_offset(&tile, i + 1) >= gsst_tile_raw_offset(&tile, i));

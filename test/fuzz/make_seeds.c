@@ -97,20 +97,25 @@ seeds_from_values(const char *dir, const value_set *all, size_t max_values)
 		write_seed(dir, "decode_value", buf, (size_t) tlen + n);
 	}
 
-	/* tile: several split sizes, so that splits fall inside values too */
+	/*
+	 * tile: both versions, at several split sizes, so that splits fall
+	 * inside values too
+	 */
 	static const size_t split_sizes[] = {64, 4096, 0};
 
-	for (size_t k = 0; k < sizeof(split_sizes) / sizeof(split_sizes[0]); k++)
-	{
-		size_t		bound = gsst_tile_bound(vs.n, vs.bytes, split_sizes[k]);
-		uint8_t    *tile = xmalloc(bound);
-		size_t		tile_len;
+	for (uint32_t version = GSST_TILE_VERSION_MIN; version <= GSST_TILE_VERSION; version++)
+		for (size_t k = 0; k < sizeof(split_sizes) / sizeof(split_sizes[0]); k++)
+		{
+			size_t		bound = gsst_tile_bound(vs.n, vs.bytes, split_sizes[k]);
+			uint8_t    *tile = xmalloc(bound);
+			size_t		tile_len;
 
-		if (gsst_tile_encode(&enc, vs.data, vs.offsets, vs.n, split_sizes[k], tile, bound,
-							 &tile_len) == GSST_OK && tile_len <= 2 * MAX_SEED_BYTES)
-			write_seed(dir, "tile", tile, tile_len);
-		free(tile);
-	}
+			if (gsst_tile_encode_version(&enc, vs.data, vs.offsets, vs.n, split_sizes[k], version,
+										 tile, bound, &tile_len) == GSST_OK &&
+				tile_len <= 2 * MAX_SEED_BYTES)
+				write_seed(dir, "tile", tile, tile_len);
+			free(tile);
+		}
 	vs_free(&vs);
 }
 

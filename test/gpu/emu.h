@@ -46,12 +46,13 @@ emu_sample(const uint8_t *data, const uint64_t *off, uint64_t n, uint32_t target
 }
 
 /*
- * Encode with the kernel bodies.  nlanes: lanes per compaction group (the
- * GPU uses 32).  Returns a gsst_status; *tile_len on success.
+ * Encode with the kernel bodies into a tile of format version.  nlanes:
+ * lanes per compaction group (the GPU uses 32).  Returns a gsst_status;
+ * *tile_len on success.
  */
 static int
-emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, uint64_t n,
-		   uint64_t split_bytes, uint64_t unit_bytes, unsigned nlanes, uint8_t *tile,
+emu_encode(const gsst_encoder *enc, uint32_t version, const uint8_t *data, const uint64_t *off,
+		   uint64_t n, uint64_t split_bytes, uint64_t unit_bytes, unsigned nlanes, uint8_t *tile,
 		   size_t cap, size_t *tile_len)
 {
 	gg_plan		plan;
@@ -60,6 +61,9 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	uint8_t		table[GSST_TABLE_MAX_BYTES];
 	int			table_bytes = gsst_table_serialize(&enc->table, table, sizeof(table));
 	uint8_t    *prefix;
+	uint8_t    *comp_side = NULL,
+			   *raw_side;
+	uint64_t	index_at;
 	uint64_t	c = 0;
 	int			rc = GSST_OK;
 
@@ -68,17 +72,18 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 		free(genc);
 		return GSST_ERR_ARG;
 	}
-	if (gg_plan_encode(&plan, n, off[0], off[n - 1], off[n], (uint32_t) table_bytes,
+	if (gg_plan_encode(&plan, version, n, off[0], off[n - 1], off[n], (uint32_t) table_bytes,
 					   split_bytes, unit_bytes) != 0 ||
 		cap < gsst_tile_bound(n, plan.raw_bytes, split_bytes) ||
-		cap < gg_align_up(plan.layout.codes_at, 32) + plan.scratch_bytes)
+		cap < gsst_align_up(plan.layout.codes_at, 32) + plan.scratch_bytes)
 	{
 		free(genc);
 		return GSST_ERR_SPACE;
 	}
 	gg_encoder_from_codec(genc, enc);
-	prefix = malloc(plan.layout.comp_at);
-	gg_write_prefix(prefix, &plan.layout, table, plan.raw_bytes, 0);
+	index_at = version == 1 ? plan.layout.comp_at : plan.layout.blocks_at;
+	prefix = malloc(index_at);
+	gsst_tile_write_header(prefix, &plan.layout, table, plan.raw_bytes, 0);
 
 	memset(&a, 0, sizeof(a));
 	a.data = data;
@@ -95,14 +100,20 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	a.width = plan.layout.width;
 	/* the scratch is the tile's code area, as on the GPU (tile is 32-aligned) */
 	a.scratch_bytes = plan.scratch_bytes;
-	a.scratch = tile + gg_align_up(plan.layout.codes_at, 32);
+	a.scratch = tile + gsst_align_up(plan.layout.codes_at, 32);
 	memset(a.scratch, 0xA5, plan.scratch_bytes);	/* poison */
 	a.temp_bytes = plan.temp_bytes;
 	a.temp = malloc(2 * plan.temp_bytes);
 	memset(a.temp, 0x5A, 2 * plan.temp_bytes);
 	a.tile = tile;
-	a.comp_at = plan.layout.comp_at;
-	a.raw_at = plan.layout.raw_at;
+	a.layout = plan.layout;
+	a.index_at = index_at;
+	/* as the library: a version 2 index is packed from side arrays */
+	raw_side = malloc((n + 1) * plan.layout.width);
+	if (version == 2)
+		comp_side = malloc((n + 1) * plan.layout.width);
+	a.comp_entries = version == 1 ? tile + plan.layout.comp_at : comp_side;
+	a.raw_entries = version == 1 ? tile + plan.layout.raw_at : raw_side;
 	a.splits_at = plan.layout.splits_at;
 	a.splits_end = plan.layout.splits_end;
 	a.codes_at = plan.layout.codes_at;
@@ -113,8 +124,10 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	a.code_bytes_out = &c;
 	a.prefix = prefix;
 
-	/* the raw offsets must all be written by the encoder's groups */
-	memset(tile + plan.layout.raw_at, 0xC3, plan.layout.splits_at - plan.layout.raw_at);
+	/* the index must all be written by the kernels */
+	memset(tile + index_at, 0xC3, plan.layout.splits_at - index_at);
+	if (version == 2)
+		memset(comp_side, 0xC3, (n + 1) * plan.layout.width);
 	for (uint64_t u = 0; u <= plan.nunits; u++)
 		gg_plan_unit(&a, u);
 	for (uint64_t u = 0; u < plan.nunits; u++)
@@ -124,15 +137,11 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 		memset(slot, 0x77, sizeof(slot));
 		gg_encode_unit(genc, &a, u, (uint8_t *) slot);
 	}
-	/* raw offsets into a side buffer, then copied into the tile */
-	{
-		uint8_t    *raw_side = malloc(n * plan.layout.width);
-
-		for (uint64_t i = 0; i < n; i++)
-			gg_raw_entry(&a, raw_side, i);
+	/* raw offsets into a side buffer, then (version 1) copied into the tile */
+	for (uint64_t i = 0; i < n; i++)
+		gg_raw_entry(&a, raw_side, i);
+	if (version == 1)
 		memcpy(tile + plan.layout.raw_at, raw_side, n * plan.layout.width);
-		free(raw_side);
-	}
 	for (uint64_t u = 0; u < plan.nunits; u++)
 		gg_resolve_unit(&a, u);
 	for (uint64_t u = 0; u < plan.nunits; u++)
@@ -183,11 +192,51 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	{
 		for (uint64_t k = 0; k <= plan.nsplits; k++)
 			gg_split_entry(&a, k);
-		for (uint64_t i = 0; i < plan.layout.comp_at + (plan.layout.codes_at - plan.layout.splits_end); i++)
+		for (uint64_t i = 0; i < index_at + (plan.layout.codes_at - plan.layout.splits_end); i++)
 			gg_prefix_byte(&a, i);
-		*tile_len = plan.layout.codes_at + c;
+		if (version == 2)
+		{
+			uint64_t	nb = plan.layout.nblocks;
+			uint64_t   *longs = malloc((nb + 1) * sizeof(uint64_t));
+			uint64_t   *long_first = malloc((nb + 1) * sizeof(uint64_t));
+			uint64_t	sum = 0;
+
+			for (uint64_t b = 0; b <= nb; b++)
+			{
+				longs[b] = 0;
+				for (uint32_t lane = 0; b < nb && lane < GG_V2_LANES; lane++)
+					longs[b] += gg_v2_pack_lane_longs(&a, b, lane);
+			}
+			for (uint64_t b = 0; b <= nb; b++)
+			{
+				long_first[b] = sum;
+				sum += longs[b];
+			}
+			/* blocks and lanes in reverse: none may lean on one before it */
+			for (uint64_t b = nb; b-- > 0;)
+			{
+				uint64_t	lane_at[GG_V2_LANES];
+				uint64_t	at = long_first[b];
+
+				for (uint32_t lane = 0; lane < GG_V2_LANES; lane++)
+				{
+					lane_at[lane] = at;
+					at += gg_v2_pack_lane_longs(&a, b, lane);
+				}
+				for (uint32_t lane = GG_V2_LANES; lane-- > 0;)
+					gg_v2_pack_lane(&a, b, lane, lane_at[lane], long_first);
+			}
+			gsst_tile_layout_finish(&plan.layout, c, long_first[nb]);
+			free(longs);
+			free(long_first);
+		}
+		else
+			gsst_tile_layout_finish(&plan.layout, c, 0);
+		*tile_len = (size_t) plan.layout.end;
 	}
 
+	free(raw_side);
+	free(comp_side);
 	free(a.temp);
 	free(a.units);
 	free(a.starts);
@@ -198,16 +247,24 @@ emu_encode(const gsst_encoder *enc, const uint8_t *data, const uint64_t *off, ui
 	return rc;
 }
 
+/*
+ * Decode arguments as open_device_tile and expand_index make them; a
+ * version 2 index is expanded into *entries (freed by the caller).
+ */
 static int
 emu_decode_args(const uint8_t *tile, size_t tile_len, gg_decode_args *a, gsst_table *table,
-				gg_error *err)
+				gg_error *err, uint8_t **entries)
 {
-	gg_layout	l;
+	gsst_tile_layout	l;
 	uint64_t	raw_bytes,
 				code_bytes;
 	size_t		consumed;
-	int			rc = gg_parse_header(tile, tile_len, tile_len, &l, &raw_bytes, &code_bytes);
+	/* the header and table only, as the library reads them */
+	size_t		avail = tile_len < GSST_TILE_HEADER_BYTES + GSST_TABLE_MAX_BYTES ?
+		tile_len : GSST_TILE_HEADER_BYTES + GSST_TABLE_MAX_BYTES;
+	int			rc = gsst_tile_parse_header(tile, avail, tile_len, &l, &raw_bytes, &code_bytes);
 
+	*entries = NULL;
 	if (rc != GSST_OK)
 		return rc;
 	rc = gsst_table_load(table, tile + GSST_TILE_HEADER_BYTES, l.table_bytes, &consumed);
@@ -217,8 +274,53 @@ emu_decode_args(const uint8_t *tile, size_t tile_len, gg_decode_args *a, gsst_ta
 		return GSST_ERR_BAD_TABLE;
 	memset(a, 0, sizeof(*a));
 	memset(err, 0, sizeof(*err));
-	a->comp = tile + l.comp_at;
-	a->raw = tile + l.raw_at;
+	if (l.version == 1)
+	{
+		a->comp = tile + l.comp_at;
+		a->raw = tile + l.raw_at;
+	}
+	else
+	{
+		*entries = malloc(2 * (l.nvalues + 1) * l.width);
+		memset(*entries, 0xC3, 2 * (l.nvalues + 1) * l.width);
+		a->comp = *entries;
+		a->raw = *entries + (l.nvalues + 1) * l.width;
+		/* as k_v2_expand's warps, in reverse: no block may lean on another (block 0 always runs) */
+		for (uint64_t b = l.nblocks > 0 ? l.nblocks : 1; b-- > 0;)
+		{
+			uint64_t	c0,
+						r0,
+						k0,
+						long_at[GG_V2_LANES],
+						comp[GG_V2_LANES],
+						raw[GG_V2_LANES];
+			int			bad = 0;
+
+			gg_v2_block_start(tile, &l, b, &c0, &r0, &k0);
+			for (uint32_t lane = 0; lane < GG_V2_LANES; lane++)
+			{
+				long_at[lane] = k0;
+				k0 += gg_v2_expand_lane_longs(tile, &l, b, lane);
+			}
+			for (uint32_t lane = 0; lane < GG_V2_LANES; lane++)
+			{
+				uint64_t	code_sum,
+							raw_sum;
+
+				bad |= gg_v2_expand_lane_sums(tile, &l, raw_bytes, b, lane, long_at[lane], &code_sum,
+											  &raw_sum);
+				comp[lane] = c0;
+				raw[lane] = r0;
+				c0 += code_sum;
+				r0 += raw_sum;
+			}
+			for (uint32_t lane = GG_V2_LANES; lane-- > 0;)
+				bad |= gg_v2_expand_lane_write(tile, &l, raw_bytes, b, lane, long_at[lane], comp[lane],
+											   raw[lane], (uint8_t *) a->comp, (uint8_t *) a->raw);
+			if (bad)
+				gg_set_error(err, GSST_ERR_OFFSET, 2, b * GSST_TILE_BLOCK_VALUES);
+		}
+	}
 	a->splits = tile + l.splits_at;
 	a->codes = tile + l.codes_at;
 	a->n = l.nvalues;
@@ -239,12 +341,14 @@ emu_decode(const uint8_t *tile, size_t tile_len, int by_value, uint8_t *out, siz
 	gsst_table	table;
 	gg_decoder	dec;
 	gg_error	err;
-	int			rc = emu_decode_args(tile, tile_len, &a, &table, &err);
+	uint8_t    *entries;
+	int			rc = emu_decode_args(tile, tile_len, &a, &table, &err, &entries);
 
-	if (rc != GSST_OK)
-		return rc;
-	if (out_cap < a.raw_bytes)
-		return GSST_ERR_SPACE;
+	if (rc != GSST_OK || out_cap < a.raw_bytes || err.code != 0)
+	{
+		free(entries);
+		return rc != GSST_OK ? rc : err.code != 0 ? err.code : GSST_ERR_SPACE;
+	}
 	gg_decoder_from_table(&dec, &table);
 	a.out = out;
 	a.out_cap = out_cap;
@@ -255,6 +359,7 @@ emu_decode(const uint8_t *tile, size_t tile_len, int by_value, uint8_t *out, siz
 		for (uint64_t s = 0; s < a.nsplits; s++)
 			gg_decode_split(&dec, &a, s);
 	*out_len = a.raw_bytes;
+	free(entries);
 	return err.code;
 }
 

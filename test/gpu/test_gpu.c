@@ -66,23 +66,29 @@ train_table(const batch *b, gsst_encoder *enc)
 static const char *
 tile_region(const uint8_t *tile, uint64_t at)
 {
-	gg_layout	l;
+	gsst_tile_layout	l;
 	uint64_t	r,
 				c;
 
-	if (gg_parse_header(tile, GSST_TILE_HEADER_BYTES, UINT64_MAX / 4, &l, &r, &c) > GSST_ERR_VERSION)
+	if (gsst_tile_parse_header(tile, GSST_TILE_HEADER_BYTES, UINT64_MAX / 4, &l, &r, &c) > GSST_ERR_VERSION)
 	{
 		if (at < GSST_TILE_HEADER_BYTES)
 			return "header";
-		if (at < l.comp_at)
+		if (at < (l.version == 1 ? l.comp_at : l.blocks_at))
 			return "table";
-		if (at < l.raw_at)
+		if (l.version == 1 && at < l.raw_at)
 			return "comp offsets";
-		if (at < l.splits_at)
+		if (l.version == 1 && at < l.splits_at)
 			return "raw offsets";
+		if (l.version == 2 && at < l.code_lens_at)
+			return "block entries";
+		if (l.version == 2 && at < l.raw_lens_at)
+			return "code lengths";
+		if (l.version == 2 && at < l.splits_at)
+			return "raw lengths";
 		if (at < l.codes_at)
 			return "splits";
-		return "codes";
+		return "codes or long list";
 	}
 	return "?";
 }
@@ -100,8 +106,11 @@ check_batch(const char *name, const batch *b, const gsst_encoder *enc, int quick
 	size_t		nconfigs = quick ? 2 : sizeof(configs) / sizeof(configs[0]);
 	uint64_t	raw = b->off[b->n] - b->off[0];
 
-	for (size_t ci = 0; ci < nconfigs; ci++)
+	for (size_t cv = 0; cv < 2 * nconfigs; cv++)
 	{
+		/* each configuration in both tile versions */
+		size_t		ci = cv / 2;
+		uint32_t	version = cv % 2 == 0 ? GSST_TILE_VERSION : GSST_TILE_VERSION_MIN;
 		uint64_t	split = configs[ci][0],
 					unit = configs[ci][1];
 		size_t		cap = gsst_tile_bound(b->n, raw, split) + gg_scratch_slack(raw);
@@ -111,13 +120,14 @@ check_batch(const char *name, const batch *b, const gsst_encoder *enc, int quick
 		size_t		cpu_len = 0,
 					gpu_len = 0,
 					out_len = 0;
-		int			rc1 = gsst_tile_encode(enc, b->data, b->off, b->n, split, cpu, cap, &cpu_len);
+		int			rc1 = gsst_tile_encode_version(enc, b->data, b->off, b->n, split, version,
+												   cpu, cap, &cpu_len);
 		int			rc2;
 		gsst_tile	t;
 
 		memset(gpu, 0xEE, cap);
-		rc2 = emu_encode(enc, b->data, b->off, b->n, split, unit, (unsigned) configs[ci][2],
-						 gpu, cap, &gpu_len);
+		rc2 = emu_encode(enc, version, b->data, b->off, b->n, split, unit,
+						 (unsigned) configs[ci][2], gpu, cap, &gpu_len);
 		CHECK(rc1 == GSST_OK && rc2 == GSST_OK, "%s: encode rc %d %d", name, rc1, rc2);
 		if (rc1 == GSST_OK && rc2 == GSST_OK)
 		{
@@ -127,9 +137,9 @@ check_batch(const char *name, const batch *b, const gsst_encoder *enc, int quick
 			while (i < m && cpu[i] == gpu[i])
 				i++;
 			CHECK(cpu_len == gpu_len && i == m,
-				  "%s split %llu unit %llu: tile differs: len cpu %zu gpu %zu, first diff at %zu (%s)",
-				  name, (unsigned long long) split, (unsigned long long) unit, cpu_len, gpu_len, i,
-				  tile_region(cpu, i));
+				  "%s v%u split %llu unit %llu: tile differs: len cpu %zu gpu %zu, first diff at %zu (%s)",
+				  name, (unsigned) version, (unsigned long long) split, (unsigned long long) unit,
+				  cpu_len, gpu_len, i, tile_region(cpu, i));
 			rc2 = gsst_tile_open(&t, gpu, gpu_len);
 			CHECK(rc2 == GSST_OK, "%s: gsst_tile_open(gpu tile): %s", name, gsst_strerror(rc2));
 			for (int by_value = 0; by_value < 2; by_value++)
@@ -181,7 +191,8 @@ check_expanding_prefix(gsst_encoder *enc)
 				   *gpu = malloc(cap);
 		gsst_tile	t;
 		int			rc1 = gsst_tile_encode(enc, b.data, b.off, b.n, 65536, cpu, cap, &cpu_len);
-		int			rc2 = emu_encode(enc, b.data, b.off, b.n, 65536, 8192, 32, gpu, cap, &gpu_len);
+		int			rc2 = emu_encode(enc, GSST_TILE_VERSION, b.data, b.off, b.n, 65536, 8192, 32, gpu,
+									 cap, &gpu_len);
 
 		CHECK(rc1 == GSST_OK && gsst_tile_open(&t, cpu, cpu_len) == GSST_OK &&
 			  gsst_tile_comp_offset(&t, 1) - gsst_tile_comp_offset(&t, 0) < len,
@@ -223,14 +234,46 @@ check_hostile(const batch *b, const gsst_encoder *enc)
 			if (emu_decode(bad, len, by_value, out, raw, &out_len) != GSST_OK)
 				errors++;
 	}
-	/* truncated and extended tiles are refused by the header check */
-	CHECK(emu_decode(tile, len - 1, 0, out, raw, &out_len) == GSST_ERR_TRUNCATED, "truncated");
+	/*
+	 * truncated and extended tiles are refused (a version 2 tile's long
+	 * list is found from the length, so a cut there reads as a wrong length)
+	 */
+	{
+		int			rc = emu_decode(tile, len - 1, 0, out, raw, &out_len);
+
+		CHECK(rc == GSST_ERR_TRUNCATED || rc == GSST_ERR_LENGTH || rc == GSST_ERR_OFFSET,
+			  "truncated: %d", rc);
+	}
 	CHECK(emu_decode(tile, len + 1 <= cap ? len + 1 : len, 0, out, raw, &out_len) != GSST_OK ||
 		  len + 1 > cap, "extended");
 	CHECK(errors > 0, "hostile tiles: no corruption detected at all");
 	free(tile);
 	free(bad);
 	free(out);
+}
+
+/* an empty version 2 tile decodes; with a broken sentinel it is refused, as by the codec */
+static void
+check_empty_tile(const gsst_encoder *enc)
+{
+	uint64_t	zero = 0;
+	size_t		cap = gsst_tile_bound(0, 0, 0),
+				len = 0,
+				out_len;
+	uint8_t    *tile = malloc(cap);
+	uint8_t		out[16];
+	gsst_tile	t;
+	gsst_tile_layout l;
+	uint64_t	r,
+				c;
+
+	CHECK(gsst_tile_encode(enc, NULL, &zero, 0, 0, tile, cap, &len) == GSST_OK &&
+		  gsst_tile_parse_header(tile, len, len, &l, &r, &c) == GSST_OK, "empty tile");
+	CHECK(emu_decode(tile, len, 0, out, 0, &out_len) == GSST_OK && out_len == 0, "empty tile decodes");
+	tile[l.blocks_at + l.width] = 1;	/* the sentinel's R */
+	CHECK(gsst_tile_open(&t, tile, len) != GSST_OK &&
+		  emu_decode(tile, len, 0, out, 0, &out_len) != GSST_OK, "empty tile with a broken sentinel");
+	free(tile);
 }
 
 /* units of a batch of raw bytes, at most (one per grid point before its end) */
@@ -307,27 +350,38 @@ check_layout(const batch *b, const gsst_encoder *enc)
 		uint8_t    *tile = malloc(cap);
 		size_t		len = 0;
 		gsst_tile	t;
-		gg_layout	l;
+		gsst_tile_layout	l;
 		uint64_t	r,
 					c,
 					last;
 
 		gsst_tile_encode(enc, b->data, b->off, b->n, split, tile, cap, &len);
 		CHECK(gsst_tile_open(&t, tile, len) == GSST_OK, "open");
-		CHECK(gg_parse_header(tile, len, len, &l, &r, &c) == GSST_OK, "parse");
+		CHECK(gsst_tile_parse_header(tile, len, len, &l, &r, &c) == GSST_OK, "parse");
 		CHECK(l.width == t.offset_width && l.nvalues == t.nvalues && l.nsplits == t.nsplits &&
-			  r == t.raw_bytes && c == t.code_bytes &&
-			  tile + l.comp_at == t.comp_offsets && tile + l.raw_at == t.raw_offsets &&
+			  r == t.raw_bytes && c == t.code_bytes && l.version == t.version &&
+			  tile + l.blocks_at == t.blocks && tile + l.code_lens_at == t.code_lens &&
+			  tile + l.raw_lens_at == t.raw_lens && tile + l.longs_at == t.longs &&
+			  l.nlongs == t.nlongs && l.end == len &&
 			  tile + l.splits_at == t.splits && tile + l.codes_at == t.codes,
 			  "layout differs from gsst_tile_open");
+		{
+			/* the library reads only header and table: L from the length */
+			gsst_tile_layout from_len;
+
+			CHECK(gsst_tile_parse_header(tile, GSST_TILE_HEADER_BYTES + t.table_bytes, len, &from_len,
+										 &r, &c) == GSST_OK &&
+				  from_len.nlongs == t.nlongs && from_len.longs_at == l.longs_at,
+				  "layout from the length differs");
+		}
 		last = gg_last_piece_start(b->off[b->n - 1] - b->off[0], b->off[b->n] - b->off[b->n - 1]);
 		CHECK(gg_part_count(b->n, last, split) == t.nsplits,
 			  "split count %llu vs codec %llu",
 			  (unsigned long long) gg_part_count(b->n, last, split),
 			  (unsigned long long) t.nsplits);
-		CHECK(gg_parse_header(tile, len, len - 1, &l, &r, &c) != GSST_OK, "short tile accepted");
+		CHECK(gsst_tile_parse_header(tile, len, len - 1, &l, &r, &c) != GSST_OK, "short tile accepted");
 		tile[5] = 6;
-		CHECK(gg_parse_header(tile, len, len, &l, &r, &c) == GSST_ERR_VERSION, "bad width accepted");
+		CHECK(gsst_tile_parse_header(tile, len, len, &l, &r, &c) == GSST_ERR_VERSION, "bad width accepted");
 		free(tile);
 	}
 }
@@ -540,6 +594,7 @@ main(int argc, char **argv)
 		train_table(&b, enc);
 		check_batch("long-values", &b, enc, 0);
 		check_hostile(&b, enc);
+		check_empty_tile(enc);
 		batch_free(&b);
 	}
 
