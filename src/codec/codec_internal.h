@@ -118,6 +118,13 @@ probe_long_symbols(const gsst_encoder *enc, uint64_t word, size_t rem)
 	return probe;
 }
 
+/* The slot of the one-probe table for the 3 low bytes of word32. */
+GSST_INLINE uint32_t
+gsst_direct_slot(uint32_t word32, uint32_t mul)
+{
+	return (word32 * mul) >> (32 - GSST_CPU_DIRECT_BITS);
+}
+
 /*
  * Look a key up in one of the encoder's 4-way hashes: returns the code of
  * the entry whose low 24 bits equal key, or GSST_ESCAPE.  Symbol keys are

@@ -3,7 +3,23 @@
  */
 #include "codec_internal.h"
 
+#include "encode_chains.h"
 #include "encode_segment.h"
+
+/* Four and six chains: the constant lets the compiler unroll the rounds. */
+static size_t
+encode_segment_4_chains(const gsst_encoder *enc, const uint8_t *in, size_t len,
+						const uint8_t *readable_end, uint8_t *out, const uint8_t *olimit)
+{
+	return encode_segment_chains(enc, in, len, readable_end, out, olimit, 4);
+}
+
+static size_t
+encode_segment_6_chains(const gsst_encoder *enc, const uint8_t *in, size_t len,
+						const uint8_t *readable_end, uint8_t *out, const uint8_t *olimit)
+{
+	return encode_segment_chains(enc, in, len, readable_end, out, olimit, 6);
+}
 
 size_t
 gsst_encode_value(const gsst_encoder *enc, const uint8_t *in, size_t len,
@@ -16,9 +32,16 @@ gsst_encode_value(const gsst_encoder *enc, const uint8_t *in, size_t len,
 	{
 		size_t		seg_len = len - start < GSST_SEGMENT_BYTES ?
 			len - start : GSST_SEGMENT_BYTES;
-		size_t		n = encode_segment(enc, in + start, seg_len, in + len,
-										   out + written, olimit);
+		size_t		n;
 
+		if (seg_len < CHAINS_MIN_BYTES || !enc->direct_ok)
+			n = encode_segment(enc, in + start, seg_len, in + len, out + written, olimit);
+		else if (seg_len < CHAINS_MANY_BYTES)
+			n = encode_segment_4_chains(enc, in + start, seg_len, in + len,
+										out + written, olimit);
+		else
+			n = encode_segment_6_chains(enc, in + start, seg_len, in + len,
+										out + written, olimit);
 		if (n == SIZE_MAX)
 			return SIZE_MAX;
 		written += n;
