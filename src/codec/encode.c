@@ -6,7 +6,7 @@
 #include "encode_chains.h"
 #include "encode_segment.h"
 
-/* Four and six chains: the constant lets the compiler unroll the rounds. */
+/* Four, six and eight chains: the constant lets the compiler unroll the rounds. */
 static size_t
 encode_segment_4_chains(const gsst_encoder *enc, const uint8_t *in, size_t len,
 						const uint8_t *readable_end, uint8_t *out, const uint8_t *olimit)
@@ -19,6 +19,13 @@ encode_segment_6_chains(const gsst_encoder *enc, const uint8_t *in, size_t len,
 						const uint8_t *readable_end, uint8_t *out, const uint8_t *olimit)
 {
 	return encode_segment_chains(enc, in, len, readable_end, out, olimit, 6);
+}
+
+static size_t
+encode_segment_8_chains(const gsst_encoder *enc, const uint8_t *in, size_t len,
+						const uint8_t *readable_end, uint8_t *out, const uint8_t *olimit)
+{
+	return encode_segment_chains(enc, in, len, readable_end, out, olimit, 8);
 }
 
 size_t
@@ -36,11 +43,14 @@ gsst_encode_value(const gsst_encoder *enc, const uint8_t *in, size_t len,
 
 		if (seg_len < CHAINS_MIN_BYTES || !enc->direct_ok)
 			n = encode_segment(enc, in + start, seg_len, in + len, out + written, olimit);
-		else if (seg_len < CHAINS_MANY_BYTES)
+		else if (seg_len < CHAINS_SIX_BYTES)
 			n = encode_segment_4_chains(enc, in + start, seg_len, in + len,
 										out + written, olimit);
-		else
+		else if (seg_len < CHAINS_EIGHT_BYTES)
 			n = encode_segment_6_chains(enc, in + start, seg_len, in + len,
+										out + written, olimit);
+		else
+			n = encode_segment_8_chains(enc, in + start, seg_len, in + len,
 										out + written, olimit);
 		if (n == SIZE_MAX)
 			return SIZE_MAX;

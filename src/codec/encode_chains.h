@@ -26,9 +26,10 @@
 
 #include "codec_internal.h"
 
-#define CHAINS_MAX			6
+#define CHAINS_MAX			8
 #define CHAINS_MIN_BYTES	64		/* shorter segments go the serial way */
-#define CHAINS_MANY_BYTES	192		/* from here on six chains, else four */
+#define CHAINS_SIX_BYTES	192		/* from here on six chains, else four */
+#define CHAINS_EIGHT_BYTES	1024	/* from here on eight */
 #define CHAINS_EXTRA_ROUNDS	1		/* rounds after every part is covered */
 
 /*
@@ -88,11 +89,12 @@ chains_match_near_end(const gsst_encoder *enc, uint64_t word, uint32_t rem)
 	do { \
 		uint64_t	word_ = load_u64(src + (P)); \
 		uint32_t	entry_ = chains_match(enc, word_); \
+		uint32_t	o_ = (O); \
 		\
-		mark[(P)] = (uint16_t) (O); \
-		codes[(O) - 1] = (uint8_t) entry_; \
-		codes[(O)] = (uint8_t) word_; \
-		(O) += 2 - ((entry_ & 0xFF) < GSST_ESCAPE); \
+		mark[(P)] = (uint16_t) o_; \
+		codes[o_ - 1] = (uint8_t) entry_; \
+		codes[o_] = (uint8_t) word_; \
+		(O) = o_ + 2 - ((entry_ & 0xFF) < GSST_ESCAPE); \
 		(P) += entry_ >> 8; \
 	} while (0)
 
@@ -101,13 +103,15 @@ chains_match_near_end(const gsst_encoder *enc, uint64_t word, uint32_t rem)
 	do { \
 		uint64_t	word_ = load_u64(src + (P)); \
 		uint32_t	entry_ = chains_match(enc, word_); \
-		uint32_t	next_ = (P) + (entry_ >> 8); \
+		size_t		next_ = (P) + (entry_ >> 8); \
 		int			fits_ = next_ <= len; \
 		\
-		mark[fits_ ? (P) : CHAINS_NO_MARK] = (uint16_t) (O); \
-		codes[(O) - 1] = (uint8_t) entry_; \
-		codes[(O)] = (uint8_t) word_; \
-		(O) += fits_ ? 2 - ((entry_ & 0xFF) < GSST_ESCAPE) : 0; \
+		uint32_t	o_ = (O); \
+		\
+		mark[fits_ ? (P) : CHAINS_NO_MARK] = (uint16_t) o_; \
+		codes[o_ - 1] = (uint8_t) entry_; \
+		codes[o_] = (uint8_t) word_; \
+		(O) = o_ + (fits_ ? 2 - ((entry_ & 0xFF) < GSST_ESCAPE) : 0); \
 		(P) = fits_ ? next_ : (P); \
 		(MOVED) |= fits_; \
 	} while (0)
@@ -128,9 +132,14 @@ encode_segment_chains(const gsst_encoder *enc, const uint8_t *in, size_t seg_len
 	uint32_t	len = (uint32_t) seg_len;
 	/* positions below fast_end have 8 bytes left: every match fits */
 	uint32_t	fast_end = len - 7;
-	uint32_t	p[CHAINS_MAX],
-				o[CHAINS_MAX],
-				start[CHAINS_MAX + 1];
+	size_t		p[CHAINS_MAX];
+	uint32_t	start[CHAINS_MAX + 1];
+
+	/*
+	 * The steps wait on the positions, not on the output offsets: volatile
+	 * keeps the offsets in memory, so that the positions get the registers.
+	 */
+	volatile uint32_t o[CHAINS_MAX];
 	int32_t		stop[CHAINS_MAX];
 	uint32_t	part = len - len * (uint32_t) (nchains - 1) / (uint32_t) nchains;
 	uint32_t	rounds_max = CHAINS_ROUNDS_MAX(part);
@@ -190,7 +199,7 @@ encode_segment_chains(const gsst_encoder *enc, const uint8_t *in, size_t seg_len
 				behind = k_behind > behind ? k_behind : behind;
 				room = k_room < room ? k_room : room;
 			}
-			if (behind <= 0 && !last_moved && extra-- <= 0)
+			if (behind <= 0 && (p[nchains - 1] >= len || !last_moved) && extra-- <= 0)
 				break;
 			/* a chain makes about 3 bytes a step on text */
 			batch = behind > 0 ? (uint32_t) behind / 3 + 1 : 1;
@@ -238,7 +247,7 @@ encode_segment_chains(const gsst_encoder *enc, const uint8_t *in, size_t seg_len
 		for (;;)
 		{
 			uint32_t	n = o[c] - from;
-			uint32_t	q = p[c];
+			uint32_t	q = (uint32_t) p[c];
 			uint32_t	m = 0;
 
 			if (written + n > limit)

@@ -1618,13 +1618,14 @@ check_encode_limits(const gsst_encoder *enc, const ref_encoder *ref,
 static bool
 interesting_length(size_t len)
 {
-	return len <= 300 || (len + 8 >= 4096 && len <= 4096 + 8) ||
+	return len <= 300 || (len + 8 >= 1024 && len <= 1024 + 8) ||
+		(len + 8 >= 4096 && len <= 4096 + 8) ||
 		(len + 8 >= 8192 && len <= 8192 + 8) || (len + 8 >= 3 * 4096 && len <= 3 * 4096 + 8);
 }
 
 /*
- * Every length from 0 to 300 and around 4096, 8192 and 12288, text and
- * random bytes, with a trained table: the codes and every out_limit.
+ * Every length from 0 to 300 and around 1024, 4096, 8192 and 12288, text
+ * and random bytes, with a trained table: the codes and every out_limit.
  */
 static void
 test_encode_chains_lengths(void)
