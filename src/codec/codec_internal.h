@@ -162,6 +162,16 @@ symbol_sort_key(uint64_t symbol)
 #endif
 }
 
+/*
+ * Encode one segment in[0..len) of a value (bytes up to readable_end may be
+ * loaded): the serial parse, or interleaved chains for longer segments.
+ * Returns the code count, or SIZE_MAX once the codes pass olimit; out needs
+ * GSST_ENCODE_SLACK bytes beyond olimit.
+ */
+size_t		gsst_encode_segment(const gsst_encoder *enc, const uint8_t *in, size_t len,
+								const uint8_t *readable_end, uint8_t *out,
+								const uint8_t *olimit);
+
 /* Tests set it to run the portable encoder on a CPU with AVX-512. */
 extern int	gsst_encode_simd_disabled;
 

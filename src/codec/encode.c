@@ -29,6 +29,19 @@ encode_segment_8_chains(const gsst_encoder *enc, const uint8_t *in, size_t len,
 }
 
 size_t
+gsst_encode_segment(const gsst_encoder *enc, const uint8_t *in, size_t len,
+					const uint8_t *readable_end, uint8_t *out, const uint8_t *olimit)
+{
+	if (len < CHAINS_MIN_BYTES || !enc->direct_ok)
+		return encode_segment(enc, in, len, readable_end, out, olimit);
+	if (len < CHAINS_SIX_BYTES)
+		return encode_segment_4_chains(enc, in, len, readable_end, out, olimit);
+	if (len < CHAINS_EIGHT_BYTES)
+		return encode_segment_6_chains(enc, in, len, readable_end, out, olimit);
+	return encode_segment_8_chains(enc, in, len, readable_end, out, olimit);
+}
+
+size_t
 gsst_encode_value(const gsst_encoder *enc, const uint8_t *in, size_t len,
 				  uint8_t *out, size_t out_limit)
 {
@@ -39,19 +52,9 @@ gsst_encode_value(const gsst_encoder *enc, const uint8_t *in, size_t len,
 	{
 		size_t		seg_len = len - start < GSST_SEGMENT_BYTES ?
 			len - start : GSST_SEGMENT_BYTES;
-		size_t		n;
+		size_t		n = gsst_encode_segment(enc, in + start, seg_len, in + len,
+											out + written, olimit);
 
-		if (seg_len < CHAINS_MIN_BYTES || !enc->direct_ok)
-			n = encode_segment(enc, in + start, seg_len, in + len, out + written, olimit);
-		else if (seg_len < CHAINS_SIX_BYTES)
-			n = encode_segment_4_chains(enc, in + start, seg_len, in + len,
-										out + written, olimit);
-		else if (seg_len < CHAINS_EIGHT_BYTES)
-			n = encode_segment_6_chains(enc, in + start, seg_len, in + len,
-										out + written, olimit);
-		else
-			n = encode_segment_8_chains(enc, in + start, seg_len, in + len,
-										out + written, olimit);
 		if (n == SIZE_MAX)
 			return SIZE_MAX;
 		written += n;

@@ -4,8 +4,6 @@
  */
 #include "tile_internal.h"
 
-#include "encode_segment.h"
-
 /* ---- layout ---- */
 
 typedef struct tile_layout
@@ -169,7 +167,10 @@ start_piece(tile_writer *w, size_t i, uint64_t raw, uint64_t comp)
 	}
 }
 
-/* Encode value i on its own, segment by segment. */
+/*
+ * Encode value i on its own, segment by segment (with the per-value
+ * encoder's chains, which beat the lanes on long values).
+ */
 static void
 put_value_serial(tile_writer *w, size_t i)
 {
@@ -194,8 +195,9 @@ put_value_serial(tile_writer *w, size_t i)
 		start_piece(w, i, raw_start + piece, comp + written);
 		if (!stored_raw)
 		{
-			size_t		n = encode_segment(w->enc, value + piece, seg_len, w->input_end,
-										   w->codes + comp + written, olimit);
+			size_t		n = gsst_encode_segment(w->enc, value + piece, seg_len,
+												w->input_end, w->codes + comp + written,
+												olimit);
 
 			if (n == SIZE_MAX)
 				stored_raw = 1;
@@ -233,7 +235,7 @@ put_value_serial(tile_writer *w, size_t i)
  */
 #define LANES				4		/* 3 measured the same */
 #define LANE_RAW			1024	/* raw bytes per lane and batch, about */
-#define LANE_VALUE_MAX		512		/* longer values go the serial way */
+#define LANE_VALUE_MAX		512		/* longer values go on their own */
 #define LANE_MAX_VALUES		255
 #define LANE_OUT_BYTES		(2 * (LANE_RAW + LANE_VALUE_MAX) + 32)
 
