@@ -48,6 +48,9 @@ gsst_encode_value(const gsst_encoder *enc, const uint8_t *in, size_t len,
 	const uint8_t *olimit = out + out_limit;
 	size_t		written = 0;
 
+	/* most values: one short segment, the serial parse inlined */
+	if (len < CHAINS_MIN_BYTES)
+		return encode_segment(enc, in, len, in + len, out, olimit);
 	for (size_t start = 0; start < len; start += GSST_SEGMENT_BYTES)
 	{
 		size_t		seg_len = len - start < GSST_SEGMENT_BYTES ?
