@@ -105,7 +105,6 @@ chains_match_near_end(const gsst_encoder *enc, uint64_t word, uint32_t rem)
 		uint32_t	entry_ = chains_match(enc, word_); \
 		size_t		next_ = (P) + (entry_ >> 8); \
 		int			fits_ = next_ <= len; \
-		\
 		uint32_t	o_ = (O); \
 		\
 		mark[fits_ ? (P) : CHAINS_NO_MARK] = (uint16_t) o_; \
