@@ -6,9 +6,12 @@
  * Each line of a file is one value ("\n" and a trailing "\r" stripped).
  * Prints one TSV row per file and a geometric-mean row; see bench/README.md
  * for the definition of every column.  GSST_BENCH_REPS sets the number of
- * timed repetitions (default 7; the median is reported).  The documents
- * that sit beside the data (*.md, SHA256SUMS) are skipped, so that
- * a glob over the dbtext directory measures exactly the data sets.
+ * timed repetitions (default 7; the median is reported, the best for
+ * value_encode_MBps).  GSST_BENCH_JOIN=K makes each value K consecutive
+ * lines joined by a space (the file is then named NAME*K), and
+ * GSST_BENCH_ONLY=value_encode prints only the per-value encode column.
+ * The documents that sit beside the data (*.md, SHA256SUMS) are skipped, so
+ * that a glob over the dbtext directory measures exactly the data sets.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -56,7 +59,7 @@ now_seconds(void)
 
 typedef struct values
 {
-	const char *name;			/* basename */
+	char		name[256];		/* basename, and *K when lines are joined */
 	uint8_t    *data;			/* values back to back */
 	uint64_t   *offsets;		/* n + 1 entries */
 	const uint8_t **ptrs;		/* for gsst_train */
@@ -66,8 +69,9 @@ typedef struct values
 	size_t		max_len;
 } values;
 
+/* join: lines per value (1: each line is a value) */
 static void
-load_values(values *v, const char *path)
+load_values(values *v, const char *path, int join)
 {
 	FILE	   *f = fopen(path, "rb");
 	long		size;
@@ -84,12 +88,18 @@ load_values(values *v, const char *path)
 	const char *slash = strrchr(path, '/');
 
 	memset(v, 0, sizeof(*v));
-	v->name = slash ? slash + 1 : path;
-	v->data = xmalloc((size_t) size);
+	if (join > 1)
+		snprintf(v->name, sizeof(v->name), "%s*%d", slash ? slash + 1 : path, join);
+	else
+		snprintf(v->name, sizeof(v->name), "%s", slash ? slash + 1 : path);
+	/* a joined value adds one space per line */
+	v->data = xmalloc((size_t) size * 2 + 1);
 	v->offsets = xmalloc(sizeof(uint64_t) * ((size_t) size + 2));
 	v->offsets[0] = 0;
 
 	/* lines: a last line without "\n" counts; no value after a final "\n" */
+	int			lines_in_value = 0;
+
 	for (size_t start = 0; start < (size_t) size;)
 	{
 		const uint8_t *nl = memchr(text + start, '\n', (size_t) size - start);
@@ -98,12 +108,20 @@ load_values(values *v, const char *path)
 
 		if (len > 0 && text[end - 1] == '\r')
 			len--;
+		if (lines_in_value > 0)
+			v->data[v->bytes++] = ' ';
 		memcpy(v->data + v->bytes, text + start, len);
 		v->bytes += len;
-		v->offsets[++v->n] = v->bytes;
-		if (len > v->max_len)
-			v->max_len = len;
 		start = end + 1;
+		if (++lines_in_value == join || start >= (size_t) size)
+		{
+			size_t		value_len = v->bytes - v->offsets[v->n];
+
+			v->offsets[++v->n] = v->bytes;
+			if (value_len > v->max_len)
+				v->max_len = value_len;
+			lines_in_value = 0;
+		}
 	}
 	free(text);
 
@@ -138,7 +156,7 @@ typedef struct bench_state
 	size_t		tile_len;
 	gsst_tile	tile;			/* the opened tile, for decoding */
 	uint8_t    *out;			/* raw_bytes */
-	uint8_t    *scratch;		/* one value, for random access */
+	uint8_t    *scratch;		/* one value, for random access and value encode */
 	size_t		scratch_cap;
 	uint64_t   *order;			/* shuffled value indexes */
 } bench_state;
@@ -172,6 +190,21 @@ op_decode_random(bench_state *st)
 			die("gsst_tile_decode_one failed", st->v->name);
 }
 
+/* What PostgreSQL does per value: gsst_encode_value with the table at hand. */
+static void
+op_value_encode(bench_state *st)
+{
+	const values *v = st->v;
+	size_t		sink = 0;
+
+	for (size_t i = 0; i < v->n; i++)
+		sink += gsst_encode_value(&st->encoder, v->ptrs[i], v->lens[i], st->scratch,
+								  v->lens[i]);
+	/* keeps the calls from being optimised away */
+	if (sink == 1)
+		die("impossible code count", v->name);
+}
+
 static int
 cmp_double(const void *a, const void *b)
 {
@@ -181,9 +214,12 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Median seconds per call of op over reps samples of >= MIN_SAMPLE_SECONDS. */
+/*
+ * Seconds per call of op over reps samples of >= MIN_SAMPLE_SECONDS: the
+ * median, or the best with best set.
+ */
 static double
-time_op(void (*op) (bench_state *), bench_state *st, int reps)
+time_op(void (*op) (bench_state *), bench_state *st, int reps, int best)
 {
 	double		t0 = now_seconds();
 
@@ -202,9 +238,10 @@ time_op(void (*op) (bench_state *), bench_state *st, int reps)
 	qsort(samples, (size_t) reps, sizeof(double), cmp_double);
 	double		median = reps % 2 ? samples[reps / 2]
 		: (samples[reps / 2 - 1] + samples[reps / 2]) / 2;
+	double		result = best ? samples[0] : median;
 
 	free(samples);
-	return median;
+	return result;
 }
 
 /* ---- checks before timing ---- */
@@ -233,6 +270,29 @@ verify_round_trip(bench_state *st)
 
 		if (len != (int64_t) v->lens[i] || (len > 0 && memcmp(st->scratch, v->ptrs[i], v->lens[i]) != 0))
 			die("ROUND TRIP FAILED: gsst_tile_decode_one differs from the input", v->name);
+	}
+}
+
+/*
+ * gsst_encode_value gives every value the tile's codes, and gives up
+ * exactly where the tile stores the value raw (codes not shorter).
+ */
+static void
+verify_value_encode(bench_state *st)
+{
+	const values *v = st->v;
+
+	for (size_t i = 0; i < v->n; i++)
+	{
+		size_t		len = v->lens[i];
+		uint64_t	comp = gsst_tile_comp_offset(&st->tile, i);
+		uint64_t	tile_codes = gsst_tile_comp_offset(&st->tile, i + 1) - comp;
+		size_t		n = gsst_encode_value(&st->encoder, v->ptrs[i], len, st->scratch,
+										  len > 0 ? len - 1 : 0);
+
+		if (len == 0 ? n != 0 : tile_codes == len ? n != SIZE_MAX
+			: (n != tile_codes || memcmp(st->scratch, st->tile.codes + comp, n) != 0))
+			die("gsst_encode_value differs from the tile's codes", v->name);
 	}
 }
 
@@ -270,7 +330,7 @@ baseline_ratios(const values *v, double *lz4_ratio, double *zstd_ratio)
 
 enum
 {
-	COL_RATIO, COL_ENCODE, COL_DECODE, COL_RANDOM, COL_LZ4, COL_ZSTD, NCOLS
+	COL_RATIO, COL_ENCODE, COL_DECODE, COL_RANDOM, COL_VALUE_ENCODE, COL_LZ4, COL_ZSTD, NCOLS
 };
 
 static int
@@ -294,12 +354,12 @@ splitmix64(uint64_t *state)
 }
 
 static void
-bench_file(const char *path, int reps, double cols[NCOLS])
+bench_file(const char *path, int reps, int join, int value_encode_only, double cols[NCOLS])
 {
 	values		v;
 	bench_state st;
 
-	load_values(&v, path);
+	load_values(&v, path, join);
 	memset(&st, 0, sizeof(st));
 	st.v = &v;
 	/* zeroed: the trainer must not depend on it, but older codecs did */
@@ -307,6 +367,7 @@ bench_file(const char *path, int reps, double cols[NCOLS])
 	st.tile_cap = gsst_tile_bound(v.n, v.bytes, 0);
 	st.tile_buf = xmalloc(st.tile_cap);
 	st.out = xmalloc(v.bytes);
+	/* also the output of gsst_encode_value, out_limit at most max_len */
 	st.scratch_cap = v.max_len + 64;
 	st.scratch = xmalloc(st.scratch_cap);
 	st.order = xmalloc(sizeof(uint64_t) * v.n);
@@ -329,28 +390,39 @@ bench_file(const char *path, int reps, double cols[NCOLS])
 
 	op_encode(&st);
 	verify_round_trip(&st);
+	verify_value_encode(&st);
 
 	/* encoded bytes as the tile stores them, plus the table */
 	size_t		table_bytes = gsst_table_serialized_size(&st.table);
 
 	cols[COL_RATIO] = (double) v.bytes / (double) (st.tile.code_bytes + table_bytes);
+	cols[COL_VALUE_ENCODE] = v.bytes / time_op(op_value_encode, &st, reps, 1) / 1e6;
+	if (value_encode_only)
+	{
+		printf("%s\t%zu\t%zu\t%.1f\n", v.name, v.n, v.bytes, cols[COL_VALUE_ENCODE]);
+		for (int c = 0; c < NCOLS; c++)
+			if (c != COL_VALUE_ENCODE)
+				cols[c] = 1;
+	}
+	else
+	{
+		double		t_encode = time_op(op_encode, &st, reps, 0);
 
-	double		t_encode = time_op(op_encode, &st, reps);
+		/* op_encode rewrote the same tile; open it again for the decoders */
+		if (gsst_tile_open(&st.tile, st.tile_buf, st.tile_len) != GSST_OK)
+			die("gsst_tile_open failed after timing", path);
+		double		t_decode = time_op(op_decode_all, &st, reps, 0);
+		double		t_random = time_op(op_decode_random, &st, reps, 0);
 
-	/* op_encode rewrote the same tile; open it again for the decoders */
-	if (gsst_tile_open(&st.tile, st.tile_buf, st.tile_len) != GSST_OK)
-		die("gsst_tile_open failed after timing", path);
-	double		t_decode = time_op(op_decode_all, &st, reps);
-	double		t_random = time_op(op_decode_random, &st, reps);
+		cols[COL_ENCODE] = v.bytes / t_encode / 1e6;
+		cols[COL_DECODE] = v.bytes / t_decode / 1e6;
+		cols[COL_RANDOM] = v.bytes / t_random / 1e6;
+		baseline_ratios(&v, &cols[COL_LZ4], &cols[COL_ZSTD]);
 
-	cols[COL_ENCODE] = v.bytes / t_encode / 1e6;
-	cols[COL_DECODE] = v.bytes / t_decode / 1e6;
-	cols[COL_RANDOM] = v.bytes / t_random / 1e6;
-	baseline_ratios(&v, &cols[COL_LZ4], &cols[COL_ZSTD]);
-
-	printf("%s\t%zu\t%zu\t%.3f\t%.1f\t%.1f\t%.1f\t%.3f\t%.3f\n", v.name, v.n, v.bytes,
-		   cols[COL_RATIO], cols[COL_ENCODE], cols[COL_DECODE], cols[COL_RANDOM],
-		   cols[COL_LZ4], cols[COL_ZSTD]);
+		printf("%s\t%zu\t%zu\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\t%.3f\t%.3f\n", v.name, v.n,
+			   v.bytes, cols[COL_RATIO], cols[COL_ENCODE], cols[COL_DECODE], cols[COL_RANDOM],
+			   cols[COL_VALUE_ENCODE], cols[COL_LZ4], cols[COL_ZSTD]);
+	}
 	fflush(stdout);
 
 	free(st.order);
@@ -365,18 +437,34 @@ int
 main(int argc, char **argv)
 {
 	const char *reps_env = getenv("GSST_BENCH_REPS");
+	const char *join_env = getenv("GSST_BENCH_JOIN");
+	const char *only_env = getenv("GSST_BENCH_ONLY");
 	int			reps = reps_env ? atoi(reps_env) : 7;
+	int			join = join_env ? atoi(join_env) : 1;
+	int			value_encode_only = only_env != NULL && strcmp(only_env, "value_encode") == 0;
 	double		log_sum[NCOLS] = {0};
 	int			nfiles = 0;
 
 	if (argc < 2)
 	{
-		fprintf(stderr, "usage: codec_bench FILE...   (env GSST_BENCH_REPS, default 7)\n");
+		fprintf(stderr, "usage: codec_bench FILE...   (env GSST_BENCH_REPS, default 7; "
+				"GSST_BENCH_JOIN=K; GSST_BENCH_ONLY=value_encode)\n");
+		return 2;
+	}
+	if (only_env != NULL && !value_encode_only)
+	{
+		fprintf(stderr, "codec_bench: GSST_BENCH_ONLY must be value_encode\n");
 		return 2;
 	}
 	if (reps < 1)
 		reps = 1;
-	printf("file\tvalues\tbytes\tratio\tencode_MBps\tdecode_MBps\trandom_decode_MBps\tlz4_ratio\tzstd3_ratio\n");
+	if (join < 1)
+		join = 1;
+	if (value_encode_only)
+		printf("file\tvalues\tbytes\tvalue_encode_MBps\n");
+	else
+		printf("file\tvalues\tbytes\tratio\tencode_MBps\tdecode_MBps\trandom_decode_MBps\t"
+			   "value_encode_MBps\tlz4_ratio\tzstd3_ratio\n");
 	for (int a = 1; a < argc; a++)
 	{
 		double		cols[NCOLS];
@@ -386,16 +474,20 @@ main(int argc, char **argv)
 			fprintf(stderr, "codec_bench: skipping %s (not a data file)\n", argv[a]);
 			continue;
 		}
-		bench_file(argv[a], reps, cols);
+		bench_file(argv[a], reps, join, value_encode_only, cols);
 		for (int c = 0; c < NCOLS; c++)
 			log_sum[c] += log(cols[c]);
 		nfiles++;
 	}
 	if (nfiles == 0)
 		return 1;
-	printf("geomean\t-\t-\t%.3f\t%.1f\t%.1f\t%.1f\t%.3f\t%.3f\n",
-		   exp(log_sum[COL_RATIO] / nfiles), exp(log_sum[COL_ENCODE] / nfiles),
-		   exp(log_sum[COL_DECODE] / nfiles), exp(log_sum[COL_RANDOM] / nfiles),
-		   exp(log_sum[COL_LZ4] / nfiles), exp(log_sum[COL_ZSTD] / nfiles));
+	if (value_encode_only)
+		printf("geomean\t-\t-\t%.1f\n", exp(log_sum[COL_VALUE_ENCODE] / nfiles));
+	else
+		printf("geomean\t-\t-\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\t%.3f\t%.3f\n",
+			   exp(log_sum[COL_RATIO] / nfiles), exp(log_sum[COL_ENCODE] / nfiles),
+			   exp(log_sum[COL_DECODE] / nfiles), exp(log_sum[COL_RANDOM] / nfiles),
+			   exp(log_sum[COL_VALUE_ENCODE] / nfiles), exp(log_sum[COL_LZ4] / nfiles),
+			   exp(log_sum[COL_ZSTD] / nfiles));
 	return 0;
 }

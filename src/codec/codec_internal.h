@@ -118,6 +118,13 @@ probe_long_symbols(const gsst_encoder *enc, uint64_t word, size_t rem)
 	return probe;
 }
 
+/* The slot of the one-probe table for the 3 low bytes of word32. */
+GSST_INLINE uint32_t
+gsst_direct_slot(uint32_t word32, uint32_t mul)
+{
+	return (word32 * mul) >> (32 - GSST_CPU_DIRECT_BITS);
+}
+
 /*
  * Look a key up in one of the encoder's 4-way hashes: returns the code of
  * the entry whose low 24 bits equal key, or GSST_ESCAPE.  Symbol keys are
@@ -154,6 +161,16 @@ symbol_sort_key(uint64_t symbol)
 	return key;
 #endif
 }
+
+/*
+ * Encode one segment in[0..len) of a value (bytes up to readable_end may be
+ * loaded): the serial parse, or interleaved chains for longer segments.
+ * Returns the code count, or SIZE_MAX once the codes pass olimit; out needs
+ * GSST_ENCODE_SLACK bytes beyond olimit.
+ */
+size_t		gsst_encode_segment(const gsst_encoder *enc, const uint8_t *in, size_t len,
+								const uint8_t *readable_end, uint8_t *out,
+								const uint8_t *olimit);
 
 /* Tests set it to run the portable encoder on a CPU with AVX-512. */
 extern int	gsst_encode_simd_disabled;

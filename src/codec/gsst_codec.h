@@ -41,6 +41,10 @@ extern "C" {
 /* Slots of the CPU encoder's cuckoo table of long symbols (not a format constant). */
 #define GSST_CPU_LONG_SLOTS   1024
 
+/* Slots of the CPU encoder's one-probe table of long symbols (not a format constant). */
+#define GSST_CPU_DIRECT_BITS  14
+#define GSST_CPU_DIRECT_SLOTS (1u << GSST_CPU_DIRECT_BITS)
+
 /* Default raw bytes per tile split (parallel decode unit). */
 #define GSST_DEFAULT_SPLIT_BYTES (32 * 1024)
 
@@ -114,6 +118,24 @@ typedef struct gsst_encoder
 	uint16_t	long_entry[GSST_CPU_LONG_SLOTS];
 	uint32_t	long_mul[2];
 	uint32_t	long_slots_ok;
+
+	/*
+	 * CPU only: the long symbols once more, for the per-value encoder's
+	 * interleaved chains, where the number of instructions per step counts
+	 * more than its latency.  One probe: direct_slot[(word32 * direct_mul)
+	 * >> (32 - GSST_CPU_DIRECT_BITS)] is the code of the only long symbol
+	 * whose 3-byte prefix lands there (direct_mul has a zero low byte, so
+	 * only the word's 3 low bytes count), or a code that is no long
+	 * symbol, whose direct_symbol and direct_mask match no word reaching
+	 * that slot.  direct_entry[c] = c | len << 8.  direct_ok is 0 when no
+	 * multiplier spread the long symbols over distinct slots.
+	 */
+	uint8_t		direct_slot[GSST_CPU_DIRECT_SLOTS];
+	uint64_t	direct_symbol[256];
+	uint64_t	direct_mask[256];
+	uint16_t	direct_entry[256];
+	uint32_t	direct_mul;
+	uint32_t	direct_ok;
 } gsst_encoder;
 
 /* The hash both encoders (CPU and GPU) use to place keys in buckets. */

@@ -312,6 +312,86 @@ build_long_slots(gsst_encoder *enc, const gsst_table *table)
 	enc->long_slots_ok = 1;
 }
 
+/* ---- the CPU encoder's one-probe table of long symbols ---- */
+
+#define DIRECT_ATTEMPTS 256
+
+/*
+ * Find a multiplier that puts every long symbol of table in a slot of its
+ * own (a perfect hash of the 3-byte prefixes), and fill the table.  With
+ * 16384 slots and at most 255 symbols, one multiplier in 7 or more works.
+ */
+static void
+build_direct_table(gsst_encoder *enc, const gsst_table *table)
+{
+	uint64_t	taken[GSST_CPU_DIRECT_SLOTS / 64];
+	uint32_t	mul_state = 0x85EBCA6Bu;
+	uint32_t	first_prefix = 0;
+	int			nlong = 0;
+	int			found = 0;
+
+	enc->direct_ok = 0;
+	for (uint32_t code = 0; code < table->nsymbols; code++)
+		if (table->len[code] >= 3 && nlong++ == 0)
+			first_prefix = (uint32_t) (table->symbol[code] & 0xFFFFFF);
+	for (int attempt = 0; attempt < DIRECT_ATTEMPTS && !found; attempt++)
+	{
+		mul_state = mul_state * 0x2C1B3C6Du + 0x297A2D39u;
+		enc->direct_mul = ((mul_state ^ (mul_state >> 15)) | 1) << 8;
+		memset(taken, 0, sizeof(taken));
+		found = 1;
+		for (uint32_t code = 0; code < table->nsymbols && found; code++)
+		{
+			uint32_t	slot;
+
+			if (table->len[code] < 3)
+				continue;
+			slot = gsst_direct_slot((uint32_t) table->symbol[code], enc->direct_mul);
+			if (taken[slot / 64] & (uint64_t) 1 << (slot % 64))
+				found = 0;
+			taken[slot / 64] |= (uint64_t) 1 << (slot % 64);
+		}
+	}
+	if (!found)
+		return;
+
+	/*
+	 * Codes that are no long symbol (the escape, at least) fill the empty
+	 * slots.  Their symbol is the prefix of a long symbol, which reaches
+	 * a slot taken by that symbol, so no word reaching an empty slot
+	 * matches it.  Without long symbols, code 254 takes the slot of that
+	 * prefix with a second key of another slot.
+	 */
+	memset(enc->direct_slot, GSST_ESCAPE, sizeof(enc->direct_slot));
+	for (unsigned code = 0; code < 256; code++)
+	{
+		enc->direct_symbol[code] = first_prefix;
+		enc->direct_mask[code] = 0xFFFFFF;
+		enc->direct_entry[code] = (uint16_t) (code | 1u << 8);
+	}
+	for (uint32_t code = 0; code < table->nsymbols; code++)
+	{
+		if (table->len[code] < 3)
+			continue;
+		enc->direct_slot[gsst_direct_slot((uint32_t) table->symbol[code], enc->direct_mul)] =
+			(uint8_t) code;
+		enc->direct_symbol[code] = table->symbol[code];
+		enc->direct_mask[code] = low_bytes_mask(table->len[code]);
+		enc->direct_entry[code] = (uint16_t) (code | (unsigned) table->len[code] << 8);
+	}
+	if (nlong == 0)
+	{
+		uint32_t	other = first_prefix + 1;
+
+		while (gsst_direct_slot(other, enc->direct_mul) ==
+			   gsst_direct_slot(first_prefix, enc->direct_mul))
+			other++;
+		enc->direct_slot[gsst_direct_slot(first_prefix, enc->direct_mul)] = GSST_ESCAPE - 1;
+		enc->direct_symbol[GSST_ESCAPE - 1] = other;
+	}
+	enc->direct_ok = 1;
+}
+
 /* The hashes, byte codes and symbols: all but short_code and the table. */
 static void
 init_hashes(gsst_encoder *enc, const gsst_table *table)
@@ -377,6 +457,7 @@ gsst_encoder_init_for_training(gsst_encoder *enc, const gsst_table *table)
 {
 	init_hashes(enc, table);
 	build_long_slots(enc, table);
+	enc->direct_ok = 0;
 }
 
 void
@@ -394,5 +475,6 @@ gsst_encoder_init(gsst_encoder *enc, const gsst_table *table)
 			enc->short_code[enc->pair_hash[i] & 0xFFFF] = (uint16_t) (code | 2u << 8);
 	}
 	build_long_slots(enc, table);
+	build_direct_table(enc, table);
 	enc->table = *table;
 }

@@ -4,8 +4,6 @@
  */
 #include "tile_internal.h"
 
-#include "encode_segment.h"
-
 /* ---- layout (tile_layout.h) ---- */
 
 GSST_INLINE void
@@ -176,7 +174,10 @@ start_piece(tile_writer *w, size_t i, uint64_t raw, uint64_t comp)
 	}
 }
 
-/* Encode value i on its own, segment by segment. */
+/*
+ * Encode value i on its own, segment by segment (with the per-value
+ * encoder's chains, which beat the lanes on long values).
+ */
 static void
 put_value_serial(tile_writer *w, size_t i)
 {
@@ -199,8 +200,9 @@ put_value_serial(tile_writer *w, size_t i)
 		start_piece(w, i, raw_start + piece, comp + written);
 		if (!stored_raw)
 		{
-			size_t		n = encode_segment(w->enc, value + piece, seg_len, w->input_end,
-										   w->codes + comp + written, olimit);
+			size_t		n = gsst_encode_segment(w->enc, value + piece, seg_len,
+												w->input_end, w->codes + comp + written,
+												olimit);
 
 			if (n == SIZE_MAX)
 				stored_raw = 1;
@@ -239,7 +241,7 @@ put_value_serial(tile_writer *w, size_t i)
  */
 #define LANES				4		/* 3 measured the same */
 #define LANE_RAW			1024	/* raw bytes per lane and batch, about */
-#define LANE_VALUE_MAX		512		/* longer values go the serial way */
+#define LANE_VALUE_MAX		512		/* longer values go on their own */
 #define LANE_MAX_VALUES		255
 #define LANE_OUT_BYTES		(2 * (LANE_RAW + LANE_VALUE_MAX) + 32)
 
@@ -652,16 +654,43 @@ put_values_in_lanes_avx512(tile_writer *w, size_t i, size_t n)
 				nonempty = 0;
 	size_t		nlanes = 0,
 				nlog = 0;
+	uint32_t	lane_raw = V_LANE_RAW;
 	const gsst_encoder *enc = w->enc;
 
-	/* fill the lanes: each about V_LANE_RAW bytes, the batch within its caps */
+	/*
+	 * A run of values for the lanes that is shorter than a full batch
+	 * (a long value follows) spreads over all lanes: filled V_LANE_RAW at a
+	 * time, it would leave most lanes idle while a few do all the steps.
+	 */
+	{
+		const uint64_t *offsets = w->offsets;
+		uint64_t	full = (uint64_t) V_LANES * V_LANE_RAW;
+		size_t		j = i;
+
+		while (j < n && j - i < V_BATCH_VALUES && offsets[j] - offsets[i] < full)
+		{
+			/* eight values at a time while together they are short enough */
+			if (j + 8 <= n && offsets[j + 8] - offsets[j] <= LANE_VALUE_MAX &&
+				offsets[j + 8] + 7 <= input_bytes)
+				j += 8;
+			else if (offsets[j + 1] - offsets[j] <= LANE_VALUE_MAX &&
+					 offsets[j + 1] + 7 <= input_bytes)
+				j++;
+			else
+				break;
+		}
+		if (offsets[j] - offsets[i] < full)
+			lane_raw = (uint32_t) ((offsets[j] - offsets[i]) / V_LANES) + 1;
+	}
+
+	/* fill the lanes: each about lane_raw bytes, the batch within its caps */
 	for (; nlanes < V_LANES; nlanes++)
 	{
 		b.first[nlanes] = i;
 		b.first_nonempty[nlanes] = nonempty;
 		b.start[nlanes] = at;
 		b.out_at[nlanes] = 2 * at + 16 * (uint32_t) nlanes;
-		while (i < n && at - b.start[nlanes] < V_LANE_RAW &&
+		while (i < n && at - b.start[nlanes] < lane_raw &&
 			   nonempty - b.first_nonempty[nlanes] < V_LANE_VALUES)
 		{
 			uint64_t	len = w->offsets[i + 1] - w->offsets[i];

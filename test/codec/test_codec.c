@@ -1748,6 +1748,338 @@ test_value_sizes(void)
 }
 
 /* ------------------------------------------------------------------ */
+/* the per-value encoder's chains against the reference               */
+/* ------------------------------------------------------------------ */
+
+/*
+ * gsst_encode_value on one value (an exact-size copy, so that ASan sees any
+ * read past it) against ref_encode: the same codes with room for them, and
+ * SIZE_MAX exactly when they need more than out_limit, at every limit from
+ * 0 to one past the code length, every step-th one (and always the code
+ * length and one below).  Each output buffer has exactly out_limit +
+ * GSST_ENCODE_SLACK bytes.
+ */
+static bool
+check_encode_limits(const gsst_encoder *enc, const ref_encoder *ref,
+					const uint8_t *value, size_t len, size_t step, const char *what)
+{
+	uint8_t    *in = xdup(value, len);
+	uint8_t    *expect = xmalloc(2 * len);
+	size_t		nexpect = ref_encode(ref, in, len, expect);
+	bool		ok = true;
+
+	for (size_t limit = 0; limit <= nexpect + 1 && ok; limit++)
+	{
+		uint8_t    *out;
+		size_t		n;
+
+		if (step > 1 && limit % step != 0 && limit + 1 < nexpect && limit != nexpect + 1)
+			continue;
+		out = xmalloc(limit + GSST_ENCODE_SLACK);
+		n = gsst_encode_value(enc, in, len, out, limit);
+		if (nexpect > limit)
+			ok = check_report(n == SIZE_MAX, __FILE__, __LINE__,
+							  "%s: %zu-byte value, out_limit %zu < %zu codes: got %zu, not SIZE_MAX",
+							  what, len, limit, nexpect, n);
+		else
+			ok = check_report(n == nexpect && memcmp(out, expect, n) == 0, __FILE__, __LINE__,
+							  "%s: %zu-byte value, out_limit %zu: %zu codes differ from the "
+							  "reference's %zu", what, len, limit, n, nexpect);
+		free(out);
+	}
+	/* and with the room of the worst case */
+	if (ok)
+	{
+		uint8_t    *out = xmalloc(2 * len + GSST_ENCODE_SLACK);
+		size_t		n = gsst_encode_value(enc, in, len, out, 2 * len);
+
+		ok = check_report(n == nexpect && memcmp(out, expect, n) == 0, __FILE__, __LINE__,
+						  "%s: %zu-byte value: codes differ from the reference", what, len);
+		free(out);
+	}
+	free(expect);
+	free(in);
+	return ok;
+}
+
+/* The lengths around the chains' thresholds and the segment boundaries. */
+static bool
+interesting_length(size_t len)
+{
+	return len <= 300 || (len + 8 >= 1024 && len <= 1024 + 8) ||
+		(len + 8 >= 4096 && len <= 4096 + 8) ||
+		(len + 8 >= 8192 && len <= 8192 + 8) || (len + 8 >= 3 * 4096 && len <= 3 * 4096 + 8);
+}
+
+/*
+ * Every length from 0 to 300 and around 1024, 4096, 8192 and 12288, text
+ * and random bytes, with a trained table: the codes and every out_limit.
+ */
+static void
+test_encode_chains_lengths(void)
+{
+	test_rng	rng = {31};
+	value_set	sample;
+	gsst_encoder *enc = xmalloc(sizeof(gsst_encoder));
+	ref_encoder ref;
+	uint8_t    *buf = xmalloc(3 * 4096 + 16);
+
+	vs_init(&sample);
+	for (int i = 0; i < 2000; i++)
+	{
+		size_t		len = 5 + rng_below(&rng, 60);
+
+		rng_text(&rng, vs_push(&sample, len), len);
+	}
+	if (!train_encoder(&sample, enc))
+		goto done;
+	CHECK(enc->direct_ok);
+	ref_init(&ref, &enc->table);
+	for (size_t len = 0; len <= 3 * 4096 + 8 && !current_failures; len++)
+	{
+		if (!interesting_length(len))
+			continue;
+		for (int kind = 0; kind < 3; kind++)
+		{
+			if (kind == 0)
+				rng_text(&rng, buf, len);
+			else if (kind == 1)
+				rng_fill(&rng, buf, len);
+			else
+			{
+				/* text with stray bytes: escapes among matches */
+				rng_text(&rng, buf, len);
+				for (size_t i = 0; i < len; i++)
+					if (rng_below(&rng, 12) == 0)
+						buf[i] = (uint8_t) rng_next(&rng);
+			}
+			check_encode_limits(enc, &ref, buf, len, len <= 300 ? 1 : 97,
+								kind == 0 ? "text" : kind == 1 ? "random bytes" : "text and bytes");
+		}
+	}
+done:
+	free(buf);
+	free(enc);
+	vs_free(&sample);
+}
+
+/*
+ * The generated columns (test_data.h) as long values: 1, 4, 16 and 64
+ * consecutive values joined by a space, each column with its own table.
+ */
+static void
+test_encode_chains_columns(void)
+{
+	gsst_encoder *enc = xmalloc(sizeof(gsst_encoder));
+	uint8_t    *joined = xmalloc(64 * (TD_MAX_VALUE + 1));
+
+	for (int c = 0; c < TD_NCOLUMNS && !current_failures; c++)
+	{
+		value_set	vs;
+		ref_encoder ref;
+		char		what[96];
+		size_t		n = td_column_values(c) < 4000 ? td_column_values(c) : 4000;
+
+		vs_generate(&vs, c, n);
+		if (!train_encoder(&vs, enc))
+		{
+			vs_free(&vs);
+			continue;
+		}
+		ref_init(&ref, &enc->table);
+		for (size_t group = 1; group <= 64; group *= 4)
+		{
+			snprintf(what, sizeof(what), "column %s, %zu values joined", td_column_name(c), group);
+			for (size_t first = 0; first + group <= vs.n && !current_failures; first += group)
+			{
+				size_t		len = 0;
+
+				for (size_t i = first; i < first + group; i++)
+				{
+					size_t		vlen = (size_t) (vs.offsets[i + 1] - vs.offsets[i]);
+
+					if (i > first)
+						joined[len++] = ' ';
+					memcpy(joined + len, vs.data + vs.offsets[i], vlen);
+					len += vlen;
+				}
+				check_encode_limits(enc, &ref, joined, len, len + 2, what);
+			}
+		}
+		vs_free(&vs);
+	}
+	free(joined);
+	free(enc);
+}
+
+/* The first n (<= 8) bytes of p as a symbol, little-endian. */
+static uint64_t
+load_partial_bytes(const uint8_t *p, size_t n)
+{
+	uint64_t	v = 0;
+
+	for (size_t i = 0; i < n; i++)
+		v |= (uint64_t) p[i] << (8 * i);
+	return v;
+}
+
+/* Build a table from NUL-free strings; false (and a failure) if invalid. */
+static bool
+table_of_strings(gsst_table *t, const char *const *strings, size_t n)
+{
+	uint64_t	syms[GSST_MAX_SYMBOLS];
+	uint8_t		lens[GSST_MAX_SYMBOLS];
+
+	for (size_t i = 0; i < n; i++)
+	{
+		lens[i] = (uint8_t) strlen(strings[i]);
+		syms[i] = load_partial_bytes((const uint8_t *) strings[i], lens[i]);
+	}
+	return CHECK_EQ(gsst_table_build(t, syms, lens, n), GSST_OK);
+}
+
+/*
+ * Inputs that are hard for the chains: runs of one byte, parses that never
+ * meet (every chain started on the other parity of "abab..." with only
+ * "ab" and "ba"), symbols ending in NUL bytes, which match the zero
+ * padding past a value's end, tables without long symbols or with nothing
+ * else, and the serial fallback when the one-probe table is missing.
+ */
+static void
+test_encode_chains_adversarial(void)
+{
+	static const char *const run_syms[] = {"a", "aa", "aaaaaaaa", "b"};
+	static const char *const parity_syms[] = {"ab", "ba"};
+	static const char *const short_syms[] = {"a", "b", "ab", "ba", "bb"};
+	static const char *const long_syms[] = {"abc", "bcd", "cdab", "dabcdabc", "bbbbb"};
+	gsst_encoder *enc = xmalloc(sizeof(gsst_encoder));
+	uint8_t    *buf = xmalloc(3 * 4096 + 16);
+	test_rng	rng = {37};
+	gsst_table	t;
+	ref_encoder ref;
+
+	/* runs of one byte, broken now and then */
+	if (table_of_strings(&t, run_syms, 4))
+	{
+		encoder_from_table(enc, &t);
+		CHECK(enc->direct_ok);
+		ref_init(&ref, &t);
+		for (size_t len = 0; len <= 3 * 4096 + 8 && !current_failures; len++)
+		{
+			if (!interesting_length(len))
+				continue;
+			memset(buf, 'a', len);
+			check_encode_limits(enc, &ref, buf, len, len <= 300 ? 1 : 61, "a run");
+			if (len > 0)
+				buf[rng_below(&rng, len)] = 'b';
+			check_encode_limits(enc, &ref, buf, len, 13, "a run with a b");
+		}
+	}
+
+	/* "abab...": a chain that starts on a 'b' never meets the true parse */
+	if (table_of_strings(&t, parity_syms, 2))
+	{
+		encoder_from_table(enc, &t);
+		ref_init(&ref, &t);
+		for (size_t len = 0; len <= 3 * 4096 + 8 && !current_failures; len++)
+		{
+			if (!interesting_length(len))
+				continue;
+			for (size_t i = 0; i < len; i++)
+				buf[i] = i % 2 ? 'b' : 'a';
+			check_encode_limits(enc, &ref, buf, len, len <= 300 ? 1 : 61, "abab");
+			/* and starting on the other parity, with a break in the middle */
+			for (size_t i = 0; i < len; i++)
+				buf[i] = i % 2 ? 'a' : 'b';
+			if (len > 2)
+				buf[len / 2] = 'c';
+			check_encode_limits(enc, &ref, buf, len, 29, "baba");
+		}
+	}
+
+	/* no long symbols; only long symbols (and escapes) */
+	for (int which = 0; which < 2; which++)
+	{
+		bool		built = which == 0 ? table_of_strings(&t, short_syms, 5)
+			: table_of_strings(&t, long_syms, 5);
+
+		if (!built)
+			continue;
+		encoder_from_table(enc, &t);
+		CHECK(enc->direct_ok);
+		ref_init(&ref, &t);
+		for (size_t len = 0; len <= 300 && !current_failures; len++)
+		{
+			for (size_t i = 0; i < len; i++)
+				buf[i] = (uint8_t) ("abcd"[rng_below(&rng, 4)]);
+			check_encode_limits(enc, &ref, buf, len, 3, which == 0 ? "short symbols" : "long symbols");
+			/* the bytes a hashed slot of the one-probe table sees: 0x000000 and more */
+			for (size_t i = 0; i < len; i++)
+				buf[i] = (uint8_t) (rng_below(&rng, 3) ? 0 : rng_next(&rng));
+			check_encode_limits(enc, &ref, buf, len, 7, "NUL bytes");
+		}
+	}
+
+	/*
+	 * Symbols with NUL bytes: past the value's end the chains read zeros,
+	 * where "x\0\0" and "y\0" would match; the rule must not take them.
+	 */
+	{
+		/* "x", "y", "\0", "x\0\0", "y\0", "xyx" */
+		const uint64_t syms[] = {'x', 'y', 0, 'x', 'y', 'x' | (uint64_t) 'y' << 8 | (uint64_t) 'x' << 16};
+		const uint8_t lens[] = {1, 1, 1, 3, 2, 3};
+
+		if (CHECK_EQ(gsst_table_build(&t, syms, lens, 6), GSST_OK))
+		{
+			encoder_from_table(enc, &t);
+			CHECK(enc->direct_ok);
+			ref_init(&ref, &t);
+			for (size_t len = 0; len <= 3 * 4096 + 8 && !current_failures; len++)
+			{
+				if (!interesting_length(len))
+					continue;
+				for (size_t i = 0; i < len; i++)
+					buf[i] = (uint8_t) ("xy\0"[rng_below(&rng, 3)]);
+				if (len > 0)
+					buf[len - 1] = (uint8_t) (rng_below(&rng, 2) ? 'x' : 'y');
+				check_encode_limits(enc, &ref, buf, len, len <= 300 ? 1 : 41, "NUL symbols");
+			}
+		}
+	}
+
+	/* random full tables, and the serial path without the one-probe table */
+	for (int round = 0; round < 40 && !current_failures; round++)
+	{
+		uint8_t		alphabet[256];
+		uint64_t	syms[GSST_MAX_SYMBOLS];
+		uint8_t		lens[GSST_MAX_SYMBOLS];
+		size_t		alen = round % 2 ? 256 : 3 + rng_below(&rng, 8);
+		size_t		n;
+
+		for (size_t i = 0; i < alen; i++)
+			alphabet[i] = alen == 256 ? (uint8_t) i : (uint8_t) rng_next(&rng);
+		n = random_valid_symbols(&rng, alphabet, alen, syms, lens, GSST_MAX_SYMBOLS);
+		if (!CHECK_EQ(gsst_table_build(&t, syms, lens, n), GSST_OK))
+			continue;
+		encoder_from_table(enc, &t);
+		CHECK(enc->direct_ok);
+		if (round % 4 == 3)
+			enc->direct_ok = 0;
+		ref_init(&ref, &t);
+		for (int v = 0; v < 20; v++)
+		{
+			size_t		len = rng_below(&rng, 3) ? rng_below(&rng, 600) : rng_below(&rng, 3 * 4096);
+
+			for (size_t i = 0; i < len; i++)
+				buf[i] = rng_below(&rng, 16) ? alphabet[rng_below(&rng, alen)] : (uint8_t) rng_next(&rng);
+			check_encode_limits(enc, &ref, buf, len, len <= 600 ? 5 : 211, "random table");
+		}
+	}
+	free(buf);
+	free(enc);
+}
+
+/* ------------------------------------------------------------------ */
 /* training                                                           */
 /* ------------------------------------------------------------------ */
 
@@ -3558,6 +3890,9 @@ static const test_case tests[] = {
 	TEST(test_encode_out_limit),
 	TEST(test_segment_restart),
 	TEST(test_value_sizes),
+	TEST(test_encode_chains_lengths),
+	TEST(test_encode_chains_columns),
+	TEST(test_encode_chains_adversarial),
 	TEST(test_training_determinism),
 	TEST(test_training_generations),
 	TEST(test_training_dirty_scratch),

@@ -6,7 +6,8 @@
  * start with a loadable table, the whole input is codes for a fixed table
  * with unused codes.  Both functions must agree, the decoder must fill an
  * exact-size buffer and fail with GSST_ERR_SPACE one byte short, and what
- * decodes must re-encode (as the reference encoder does) and round-trip.
+ * decodes must re-encode (as the reference encoder does, also at tight
+ * output limits) and round-trip.
  */
 #include "fuzz_common.h"
 
@@ -80,6 +81,27 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t		ncodes = gsst_encode_value(&enc, out, n, codes, 2 * n);
 
 	FUZZ_ASSERT(ncodes == ref_encode(&ref, out, n, expect) && memcmp(codes, expect, ncodes) == 0);
+
+	/*
+	 * At a tighter out_limit the encoder gives up exactly when the codes
+	 * do not fit, else writes the same codes; each buffer is exactly
+	 * out_limit + GSST_ENCODE_SLACK bytes.
+	 */
+	{
+		size_t		limits[3] = {ncodes, ncodes > 0 ? ncodes - 1 : 0, n / 2};
+
+		for (int i = 0; i < 3; i++)
+		{
+			uint8_t    *tight = xmalloc(limits[i] + GSST_ENCODE_SLACK);
+			size_t		got = gsst_encode_value(&enc, out, n, tight, limits[i]);
+
+			if (ncodes > limits[i])
+				FUZZ_ASSERT(got == SIZE_MAX);
+			else
+				FUZZ_ASSERT(got == ncodes && memcmp(tight, expect, ncodes) == 0);
+			free(tight);
+		}
+	}
 	uint8_t    *back = xmalloc(n);
 
 	FUZZ_ASSERT(gsst_decode_value(table, codes, ncodes, back, n) == len);
