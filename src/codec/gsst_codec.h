@@ -202,6 +202,44 @@ int64_t		gsst_decoded_utf8_chars(const gsst_table *table, const uint8_t *in,
 int64_t		gsst_decode_value(const gsst_table *table, const uint8_t *in,
 							  size_t in_len, uint8_t *out, size_t out_cap);
 
+/* ---- partial decoding: as far as an answer needs (partial.c) ---- */
+
+/*
+ * Decode codes until at least want bytes are out or the codes end; returns
+ * how many bytes were decoded (at least want, unless the value is shorter)
+ * or < 0.  out_cap must be at least want + GSST_MAX_SYMBOL_LEN.  Codes past
+ * the point where want bytes are out are neither read nor validated.
+ */
+int64_t		gsst_decode_prefix(const gsst_table *table, const uint8_t *in,
+							   size_t in_len, uint8_t *out, size_t out_cap,
+							   size_t want);
+
+/*
+ * Where decoded value A stands against B, in memcmp order then the shorter
+ * first (text's order under the C collation).
+ */
+#define GSST_ORDER_LESS			(-2)	/* a byte of A is smaller */
+#define GSST_ORDER_PREFIX_OF	(-1)	/* A is a proper prefix of B */
+#define GSST_ORDER_EQUAL		0
+#define GSST_ORDER_HAS_PREFIX	1		/* B is a proper prefix of A */
+#define GSST_ORDER_GREATER		2		/* a byte of A is greater */
+
+/*
+ * Order of the value the codes decode to (A) against text (B), decoding
+ * only up to the first byte that differs or the end of text; *order gets a
+ * GSST_ORDER_* value.  Returns GSST_OK or < 0 for a bad code met before the
+ * answer was known (later codes are not validated).  A starts with B when
+ * *order is GSST_ORDER_EQUAL or GSST_ORDER_HAS_PREFIX.
+ */
+int			gsst_compare_text(const gsst_table *table, const uint8_t *in,
+							  size_t in_len, const uint8_t *text, size_t text_len,
+							  int *order);
+
+/* The same for two code sequences, each with its table, decoded in step. */
+int			gsst_compare_codes(const gsst_table *ta, const uint8_t *a, size_t a_len,
+							   const gsst_table *tb, const uint8_t *b, size_t b_len,
+							   int *order);
+
 /* ---- the PostgreSQL datum header (FORMAT.md, "Datum") ---- */
 
 #define GSST_DATUM_MAX_HEADER 6
