@@ -190,6 +190,22 @@ extern void gsst_require_read_right(const struct varlena *value);
 extern void gsst_verify_text(const char *data, Size len);
 extern GSST_NORETURN void gsst_report_corrupt(const char *what, int status);
 
+/* A value as stored: raw bytes (table NULL), or codes and their table. */
+typedef struct GsstView
+{
+	const gsst_table *table;
+	const uint8 *data;
+	Size		len;
+} GsstView;
+
+extern void gsst_value_view(const struct varlena *value, GsstView *view);
+extern int	gsst_view_order(const GsstView *a, const GsstView *b);
+extern const uint8 *gsst_view_prefix(const GsstView *view, Size want, uint8 *out,
+									 Size *len);
+
+/* compare.c */
+extern bool gsst_collation_is_c(Oid collid);
+
 /* train.c */
 extern uint32 gsst_train_column(Oid relid, const char *attname, int32 family,
 								bool quiet);
