@@ -439,8 +439,8 @@ values_equal(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
 	CompareState *st = compare_state(fcinfo, true);
 	Datum		da = PG_GETARG_DATUM(0);
 	Datum		db = PG_GETARG_DATUM(1);
-	struct varlena *a = PG_DETOAST_DATUM_PACKED(da);
-	struct varlena *b = PG_DETOAST_DATUM_PACKED(db);
+	struct varlena *a = gsst_detoast_packed(da);
+	struct varlena *b = gsst_detoast_packed(db);
 	int			r = EQ_DECODE;
 	bool		result;
 
@@ -474,6 +474,7 @@ arg_view(struct varlena *v, bool is_gsst, GsstView *view)
 		view->table = NULL;
 		view->data = (const uint8 *) VARDATA_ANY(v);
 		view->len = VARSIZE_ANY_EXHDR(v);
+		view->padded = false;
 	}
 }
 
@@ -490,8 +491,8 @@ values_order(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
 	GsstBuffer *buf = st ? st->buf : local;
 	Datum		da = PG_GETARG_DATUM(0);
 	Datum		db = PG_GETARG_DATUM(1);
-	struct varlena *a = PG_DETOAST_DATUM_PACKED(da);
-	struct varlena *b = PG_DETOAST_DATUM_PACKED(db);
+	struct varlena *a = gsst_detoast_packed(da);
+	struct varlena *b = gsst_detoast_packed(db);
 	int			result;
 
 	if (st && st->collate_c)
@@ -582,7 +583,7 @@ hash_value(FunctionCallInfo fcinfo, bool extended)
 	GsstBuffer	local = GSST_BUFFER_INIT;
 	GsstBuffer *buf = st ? &st->buf[0] : &local;
 	Datum		d = PG_GETARG_DATUM(0);
-	struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
+	struct varlena *v = gsst_detoast_packed(d);
 	Datum		result;
 
 	if (st && st->deterministic)
@@ -647,8 +648,8 @@ typedef struct GsstSortState
 static int
 gsst_cmp_c(Datum x, Datum y, SortSupport ssup)
 {
-	struct varlena *vx = PG_DETOAST_DATUM_PACKED(x);
-	struct varlena *vy = PG_DETOAST_DATUM_PACKED(y);
+	struct varlena *vx = gsst_detoast_packed(x);
+	struct varlena *vy = gsst_detoast_packed(y);
 	GsstView	a;
 	GsstView	b;
 	int			result;
@@ -664,7 +665,7 @@ gsst_cmp_c(Datum x, Datum y, SortSupport ssup)
 static Datum
 gsst_abbrev_convert_c(Datum original, SortSupport ssup)
 {
-	struct varlena *v = PG_DETOAST_DATUM_PACKED(original);
+	struct varlena *v = gsst_detoast_packed(original);
 	GsstView	view;
 	uint8		prefix[sizeof(Datum) + GSST_MAX_SYMBOL_LEN];
 	const uint8 *bytes;
@@ -688,7 +689,7 @@ gsst_abbrev_abort_never(int memtupcount, SortSupport ssup)
 static Datum
 text_datum(Datum d, GsstBuffer *buf, struct varlena **detoasted)
 {
-	*detoasted = PG_DETOAST_DATUM_PACKED(d);
+	*detoasted = gsst_detoast_packed(d);
 	return PointerGetDatum(arg_text(*detoasted, true, buf));
 }
 

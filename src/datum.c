@@ -360,6 +360,7 @@ gsst_value_view(const struct varlena *value, GsstView *view)
 	uint32		table_id;
 	int			hlen;
 
+	view->padded = false;
 	if (n == 0 || p[0] != 0)
 	{
 		view->table = NULL;
@@ -399,10 +400,14 @@ gsst_view_order(const GsstView *a, const GsstView *b)
 	if (a->table == NULL && b->table == NULL)
 		return bytes_order(a->data, a->len, b->data, b->len);
 	if (b->table == NULL)
-		rc = gsst_compare_text(a->table, a->data, a->len, b->data, b->len, &order);
+		rc = b->padded
+			? gsst_compare_text_padded(a->table, a->data, a->len, b->data, b->len, &order)
+			: gsst_compare_text(a->table, a->data, a->len, b->data, b->len, &order);
 	else if (a->table == NULL)
 	{
-		rc = gsst_compare_text(b->table, b->data, b->len, a->data, a->len, &order);
+		rc = a->padded
+			? gsst_compare_text_padded(b->table, b->data, b->len, a->data, a->len, &order)
+			: gsst_compare_text(b->table, b->data, b->len, a->data, a->len, &order);
 		order = -order;
 	}
 	else

@@ -45,7 +45,7 @@ typedef struct LikeState
 	char	   *pattern;		/* the pattern last read */
 	Size		plen;
 	LikeShape	shape;
-	char	   *literal;		/* its literal, escapes removed */
+	char	   *literal;		/* its literal, escapes removed; 8 zero bytes after */
 	Size		llen;
 	GsstBuffer	buf;
 } LikeState;
@@ -131,7 +131,7 @@ like_state(FunctionCallInfo fcinfo, text *pattern)
 	st->pattern = MemoryContextAlloc(st->cxt, plen + 1);
 	memcpy(st->pattern, p, plen);
 	st->plen = plen;
-	st->literal = MemoryContextAlloc(st->cxt, plen + 1);
+	st->literal = MemoryContextAllocZero(st->cxt, plen + 8);
 	st->collid = collid;
 	st->bytewise = OidIsValid(collid) && get_collation_isdeterministic(collid) &&
 		bytewise_encoding();
@@ -143,8 +143,8 @@ static bool
 value_like(FunctionCallInfo fcinfo)
 {
 	Datum		d = PG_GETARG_DATUM(0);
-	struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
-	text	   *pattern = PG_GETARG_TEXT_PP(1);
+	struct varlena *v = gsst_detoast_packed(d);
+	text	   *pattern = (text *) gsst_detoast_packed(PG_GETARG_DATUM(1));
 	LikeState  *st = like_state(fcinfo, pattern);
 	GsstBuffer	local = GSST_BUFFER_INIT;
 	GsstBuffer *buf = st ? &st->buf : &local;
@@ -157,6 +157,7 @@ value_like(FunctionCallInfo fcinfo)
 		lit.table = NULL;
 		lit.data = (const uint8 *) st->literal;
 		lit.len = st->llen;
+		lit.padded = true;
 	}
 	switch (st ? st->shape : LIKE_OTHER)
 	{

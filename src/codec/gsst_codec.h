@@ -235,6 +235,14 @@ int			gsst_compare_text(const gsst_table *table, const uint8_t *in,
 							  size_t in_len, const uint8_t *text, size_t text_len,
 							  int *order);
 
+/*
+ * The same, faster, when text[text_len .. text_len + 8) may be read too
+ * (its contents do not matter): every symbol then compares as one word.
+ */
+int			gsst_compare_text_padded(const gsst_table *table, const uint8_t *in,
+									 size_t in_len, const uint8_t *text,
+									 size_t text_len, int *order);
+
 /* The same for two code sequences, each with its table, decoded in step. */
 int			gsst_compare_codes(const gsst_table *ta, const uint8_t *a, size_t a_len,
 							   const gsst_table *tb, const uint8_t *b, size_t b_len,

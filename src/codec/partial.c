@@ -51,9 +51,14 @@ gsst_decode_prefix(const gsst_table *table, const uint8_t *in, size_t in_len,
 	return (int64_t) o;
 }
 
-int
-gsst_compare_text(const gsst_table *table, const uint8_t *in, size_t in_len,
-				  const uint8_t *text, size_t text_len, int *order)
+/*
+ * gsst_compare_text's loop.  With padded, the 8 bytes after the text are
+ * readable, so that every symbol compares as one word; without, a symbol
+ * that reaches within 8 bytes of the text's end compares byte by byte.
+ */
+GSST_INLINE int
+compare_text(const gsst_table *table, const uint8_t *in, size_t in_len,
+			 const uint8_t *text, size_t text_len, int *order, int padded)
 {
 	const uint8_t *end = in + in_len;
 	size_t		p = 0;
@@ -87,21 +92,33 @@ gsst_compare_text(const gsst_table *table, const uint8_t *in, size_t in_len,
 			unsigned	n = table->len[code];
 			uint64_t	sym = table->symbol[code];
 			size_t		left = text_len - p;
-			uint64_t	t;
-			uint64_t	mask;
+			unsigned	both = n < left ? n : (unsigned) left;
 
 			if (GSST_UNLIKELY(n == 0))
 				return GSST_ERR_BAD_CODE;
-			if (left >= 8)
-				t = load_u64(text + p);
-			else
-				t = load_partial(text + p, left);
-			/* the bytes both have: the symbol's, up to the text's end */
-			mask = low_bytes_mask(n < left ? n : (unsigned) left);
-			if ((sym ^ t) & mask)
+			if (padded || left >= 8)
 			{
-				*order = word_order(sym & mask, t & mask);
-				return GSST_OK;
+				uint64_t	mask = low_bytes_mask(both);
+				uint64_t	t = load_u64(text + p);
+
+				if ((sym ^ t) & mask)
+				{
+					*order = word_order(sym & mask, t & mask);
+					return GSST_OK;
+				}
+			}
+			else
+			{
+				for (unsigned i = 0; i < both; i++)
+				{
+					uint8_t		b = (uint8_t) (sym >> (8 * i));
+
+					if (b != text[p + i])
+					{
+						*order = b < text[p + i] ? GSST_ORDER_LESS : GSST_ORDER_GREATER;
+						return GSST_OK;
+					}
+				}
 			}
 			if (n > left)
 			{
@@ -113,6 +130,20 @@ gsst_compare_text(const gsst_table *table, const uint8_t *in, size_t in_len,
 	}
 	*order = p == text_len ? GSST_ORDER_EQUAL : GSST_ORDER_PREFIX_OF;
 	return GSST_OK;
+}
+
+int
+gsst_compare_text(const gsst_table *table, const uint8_t *in, size_t in_len,
+				  const uint8_t *text, size_t text_len, int *order)
+{
+	return compare_text(table, in, in_len, text, text_len, order, 0);
+}
+
+int
+gsst_compare_text_padded(const gsst_table *table, const uint8_t *in, size_t in_len,
+						 const uint8_t *text, size_t text_len, int *order)
+{
+	return compare_text(table, in, in_len, text, text_len, order, 1);
 }
 
 /* A code sequence decoded a window at a time. */

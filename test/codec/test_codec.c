@@ -1508,6 +1508,18 @@ test_partial_decode(void)
 		if (!CHECK_EQ(gsst_compare_text(ta, a, na, tx, tl, &order), GSST_OK) ||
 			!CHECK_EQ(order, reference_order(da, (size_t) la, text, tl)))
 			return;
+		{
+			/* padded: 8 bytes of anything after the text */
+			uint8_t    *txp = xmalloc(tl + 8);
+
+			memcpy(txp, text, tl);
+			memset(txp + tl, (int) rng_below(&rng, 4), 8);
+			order = 99;
+			if (!CHECK_EQ(gsst_compare_text_padded(ta, a, na, txp, tl, &order), GSST_OK) ||
+				!CHECK_EQ(order, reference_order(da, (size_t) la, text, tl)))
+				return;
+			free(txp);
+		}
 		order = 99;
 		if (!CHECK_EQ(gsst_compare_codes(ta, a, na, tb, b, nb, &order), GSST_OK) ||
 			!CHECK_EQ(order, reference_order(da, (size_t) la, db, (size_t) lb)))

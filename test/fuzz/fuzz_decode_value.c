@@ -7,9 +7,10 @@
  * with unused codes.  Both functions must agree, the decoder must fill an
  * exact-size buffer and fail with GSST_ERR_SPACE one byte short, and what
  * decodes must re-encode (as the reference encoder does) and round-trip.
- * The partial decoders (gsst_decode_prefix, gsst_compare_text,
- * gsst_compare_codes) must agree with the full decode on valid codes, and
- * fail or answer without reading past the codes on invalid ones.
+ * The partial decoders (gsst_decode_prefix, gsst_compare_text and its
+ * padded form, gsst_compare_codes) must agree with the full decode on
+ * valid codes, and fail or answer without reading past the codes on
+ * invalid ones.
  */
 #include "fuzz_common.h"
 
@@ -47,6 +48,15 @@ check_partial_valid(const gsst_table *table, const uint8_t *in, size_t in_len,
 
 		FUZZ_ASSERT(gsst_compare_text(table, in, in_len, text, cut, &order) == GSST_OK);
 		FUZZ_ASSERT(order == order_of(dec, n, text, cut));
+		{
+			uint8_t    *padded = xmalloc(cut + 8);
+
+			memcpy(padded, dec, cut);
+			memset(padded + cut, 0xA5, 8);
+			FUZZ_ASSERT(gsst_compare_text_padded(table, in, in_len, padded, cut, &order) == GSST_OK);
+			FUZZ_ASSERT(order == order_of(dec, n, padded, cut));
+			free(padded);
+		}
 		if (cut > 0)
 		{
 			text[cut - 1] ^= 0x01;
