@@ -472,6 +472,7 @@ arg_view(struct varlena *v, bool is_gsst, GsstView *view)
 	else
 	{
 		view->table = NULL;
+		view->table_id = 0;
 		view->data = (const uint8 *) VARDATA_ANY(v);
 		view->len = VARSIZE_ANY_EXHDR(v);
 		view->padded = false;

@@ -361,6 +361,7 @@ gsst_value_view(const struct varlena *value, GsstView *view)
 	int			hlen;
 
 	view->padded = false;
+	view->table_id = 0;
 	if (n == 0 || p[0] != 0)
 	{
 		view->table = NULL;
@@ -370,6 +371,7 @@ gsst_value_view(const struct varlena *value, GsstView *view)
 	}
 	hlen = parse_header(p, n, &table_id);
 	view->table = gsst_dict_table(table_id);
+	view->table_id = table_id;
 	view->data = p + hlen;
 	view->len = n - hlen;
 }

@@ -197,6 +197,7 @@ extern GSST_NORETURN void gsst_report_corrupt(const char *what, int status);
 typedef struct GsstView
 {
 	const gsst_table *table;
+	uint32		table_id;		/* 0 when raw */
 	const uint8 *data;
 	Size		len;
 	bool		padded;

@@ -6,8 +6,10 @@
  * Under a deterministic collation, in UTF-8 or a single-byte encoding (so
  * that a byte match is a character match), three shapes skip text's
  * matcher: a literal alone is equality, a literal then '%' compares the
- * value's first bytes only (gsst_view_order stops at the first difference
- * or at the literal's end), and '%' literal '%' searches the decoded bytes.
+ * value's first bytes only (most values are decided by their first code,
+ * through a table per dictionary of what each code says; the others by
+ * gsst_view_order, which stops at the first difference or at the literal's
+ * end), and '%' literal '%' searches the decoded bytes.
  * Any other pattern, encoding or collation calls text's like on the value
  * decoded into a buffer kept in fn_extra; text's function then also gives
  * its errors (a pattern ending in the escape, nondeterministic collations
@@ -36,6 +38,9 @@ typedef enum LikeShape
 	LIKE_ANY					/* %... */
 } LikeShape;
 
+/* Dictionaries whose first-code verdicts a call site keeps. */
+#define LIKE_VERDICT_TABLES 4
+
 /* State of one call site, in fn_extra. */
 typedef struct LikeState
 {
@@ -47,6 +52,11 @@ typedef struct LikeState
 	LikeShape	shape;
 	char	   *literal;		/* its literal, escapes removed; 8 zero bytes after */
 	Size		llen;
+	/* LIKE_PREFIX: what a value's first code says, per dictionary */
+	int			nverdicts;
+	int			last_verdict;
+	uint32		verdict_table[LIKE_VERDICT_TABLES];
+	int8		verdict[LIKE_VERDICT_TABLES][256];
 	GsstBuffer	buf;
 } LikeState;
 
@@ -136,7 +146,37 @@ like_state(FunctionCallInfo fcinfo, text *pattern)
 	st->bytewise = OidIsValid(collid) && get_collation_isdeterministic(collid) &&
 		bytewise_encoding();
 	st->shape = st->bytewise ? pattern_shape(p, plen, st->literal, &st->llen) : LIKE_OTHER;
+	st->nverdicts = 0;
+	st->last_verdict = 0;
 	return st;
+}
+
+/*
+ * The first-code verdicts of the literal for a dictionary (ids name one
+ * table for ever), made on first sight; the oldest of a full set goes.
+ */
+static const int8 *
+first_code_verdicts(LikeState *st, const GsstView *view)
+{
+	int			i = st->last_verdict;
+
+	if (i < st->nverdicts && st->verdict_table[i] == view->table_id)
+		return st->verdict[i];
+	for (i = 0; i < st->nverdicts; i++)
+		if (st->verdict_table[i] == view->table_id)
+			break;
+	if (i == st->nverdicts)
+	{
+		if (st->nverdicts < LIKE_VERDICT_TABLES)
+			st->nverdicts++;
+		else
+			i = (st->last_verdict + 1) % LIKE_VERDICT_TABLES;
+		st->verdict_table[i] = view->table_id;
+		gsst_first_code_verdicts(view->table, (const uint8 *) st->literal, st->llen,
+								 st->verdict[i]);
+	}
+	st->last_verdict = i;
+	return st->verdict[i];
 }
 
 static bool
@@ -170,11 +210,19 @@ value_like(FunctionCallInfo fcinfo)
 			break;
 		case LIKE_PREFIX:
 			{
-				int			order;
+				int			order = GSST_FIRST_UNKNOWN;
 
 				gsst_value_view(v, &view);
-				order = gsst_view_order(&view, &lit);
-				result = order == GSST_ORDER_EQUAL || order == GSST_ORDER_HAS_PREFIX;
+				/* most values are decided by their first code */
+				if (view.table != NULL && view.len > 0)
+					order = first_code_verdicts(st, &view)[view.data[0]];
+				if (order == GSST_FIRST_UNKNOWN)
+				{
+					order = gsst_view_order(&view, &lit);
+					result = order == GSST_ORDER_EQUAL || order == GSST_ORDER_HAS_PREFIX;
+				}
+				else
+					result = order == GSST_FIRST_STARTS_WITH;
 				break;
 			}
 		case LIKE_CONTAINS:

@@ -248,6 +248,22 @@ int			gsst_compare_codes(const gsst_table *ta, const uint8_t *a, size_t a_len,
 							   const gsst_table *tb, const uint8_t *b, size_t b_len,
 							   int *order);
 
+/*
+ * What the first code of a value alone tells about it against text (of at
+ * least one byte), for every code: its symbol differs from text at a byte
+ * that sorts before or after text's (GSST_FIRST_LESS, GSST_FIRST_GREATER),
+ * or covers all of text (GSST_FIRST_STARTS_WITH: the value starts with
+ * text), or the codes after it decide (GSST_FIRST_UNKNOWN; also for the
+ * escape and unused codes).  A prefix test per value then costs a look-up
+ * in most cases.
+ */
+#define GSST_FIRST_UNKNOWN		0
+#define GSST_FIRST_LESS			(-2)
+#define GSST_FIRST_GREATER		2
+#define GSST_FIRST_STARTS_WITH	1
+void		gsst_first_code_verdicts(const gsst_table *table, const uint8_t *text,
+									 size_t text_len, int8_t verdict[256]);
+
 /* ---- the PostgreSQL datum header (FORMAT.md, "Datum") ---- */
 
 #define GSST_DATUM_MAX_HEADER 6

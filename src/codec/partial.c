@@ -146,6 +146,29 @@ gsst_compare_text_padded(const gsst_table *table, const uint8_t *in, size_t in_l
 	return compare_text(table, in, in_len, text, text_len, order, 1);
 }
 
+void
+gsst_first_code_verdicts(const gsst_table *table, const uint8_t *text,
+						 size_t text_len, int8_t verdict[256])
+{
+	for (unsigned c = 0; c < 256; c++)
+	{
+		unsigned	n = table->len[c];
+		unsigned	both = n < text_len ? n : (unsigned) text_len;
+		unsigned	i = 0;
+
+		verdict[c] = GSST_FIRST_UNKNOWN;
+		if (n == 0 || text_len == 0)
+			continue;
+		while (i < both && (uint8_t) (table->symbol[c] >> (8 * i)) == text[i])
+			i++;
+		if (i < both)
+			verdict[c] = (uint8_t) (table->symbol[c] >> (8 * i)) < text[i]
+				? GSST_FIRST_LESS : GSST_FIRST_GREATER;
+		else if (n >= text_len)
+			verdict[c] = GSST_FIRST_STARTS_WITH;
+	}
+}
+
 /* A code sequence decoded a window at a time. */
 typedef struct code_stream
 {

@@ -63,6 +63,15 @@ check_partial_valid(const gsst_table *table, const uint8_t *in, size_t in_len,
 			FUZZ_ASSERT(gsst_compare_text(table, in, in_len, text, cut, &order) == GSST_OK);
 			FUZZ_ASSERT(order == order_of(dec, n, text, cut));
 		}
+		if (cut > 0 && in_len > 0)
+		{
+			int8_t		verdict[256];
+			int			want = order_of(dec, n, dec, cut);	/* EQUAL or HAS_PREFIX */
+
+			gsst_first_code_verdicts(table, dec, cut, verdict);
+			FUZZ_ASSERT(verdict[in[0]] == GSST_FIRST_UNKNOWN ||
+						(verdict[in[0]] == GSST_FIRST_STARTS_WITH && want >= 0));
+		}
 		got = gsst_decode_prefix(table, in, in_len, out, cap, cut);
 		FUZZ_ASSERT(got >= (int64_t) cut && got <= (int64_t) n);
 		FUZZ_ASSERT(got == 0 || memcmp(out, dec, (size_t) got) == 0);
