@@ -176,37 +176,83 @@ typedef struct code_stream
 	const uint8_t *in;
 	const uint8_t *end;
 	size_t		have;			/* decoded bytes in buf not compared yet */
-	uint8_t		buf[2 * 32 + GSST_MAX_SYMBOL_LEN];
+	uint8_t		buf[32 + 8 * GSST_MAX_SYMBOL_LEN];
 } code_stream;
 
 #define STREAM_FILL 32
 
-/* Decode until STREAM_FILL bytes wait or the codes end; 0 or < 0. */
+/*
+ * Decode until STREAM_FILL bytes wait or the codes end; 0 or < 0.  The
+ * position and count live in locals while the loop runs: stores into buf
+ * may alias the struct, which would keep them in memory.
+ */
 GSST_INLINE int
 stream_fill(code_stream *s)
 {
 	const uint64_t *symbol = s->table->symbol;
 	const uint8_t *len = s->table->len;
+	const uint8_t *in = s->in;
+	const uint8_t *end = s->end;
+	uint8_t    *buf = s->buf;
+	size_t		have = s->have;
+	int			rc = GSST_OK;
 
-	while (s->have < STREAM_FILL && s->in < s->end)
+	while (have < STREAM_FILL && in < end)
 	{
-		unsigned	code = *s->in++;
+		unsigned	code;
+
+		/* 8 codes at once when none is an escape (have < 32: room for 64 more) */
+		if (end - in >= 8)
+		{
+			uint64_t	w = load_u64(in);
+			uint64_t	inv = ~w;
+
+			if (((inv - 0x0101010101010101ull) & w & 0x8080808080808080ull) == 0)
+			{
+				unsigned	unused = 0;
+
+				for (int i = 0; i < 8; i++)
+				{
+					unsigned	c = (unsigned) (w >> (8 * i)) & 0xFF;
+
+					store_u64(buf + have, symbol[c]);
+					have += len[c];
+					unused |= len[c] == 0;
+				}
+				if (GSST_UNLIKELY(unused))
+				{
+					rc = GSST_ERR_BAD_CODE;
+					break;
+				}
+				in += 8;
+				continue;
+			}
+		}
+		code = *in++;
 
 		if (code == GSST_ESCAPE)
 		{
-			if (s->in == s->end)
-				return GSST_ERR_DANGLING_ESCAPE;
-			s->buf[s->have++] = *s->in++;
+			if (in == end)
+			{
+				rc = GSST_ERR_DANGLING_ESCAPE;
+				break;
+			}
+			buf[have++] = *in++;
 		}
 		else
 		{
 			if (GSST_UNLIKELY(len[code] == 0))
-				return GSST_ERR_BAD_CODE;
-			store_u64(s->buf + s->have, symbol[code]);
-			s->have += len[code];
+			{
+				rc = GSST_ERR_BAD_CODE;
+				break;
+			}
+			store_u64(buf + have, symbol[code]);
+			have += len[code];
 		}
 	}
-	return GSST_OK;
+	s->in = in;
+	s->have = have;
+	return rc;
 }
 
 int
