@@ -171,7 +171,7 @@ gsst_encode_bytes(const char *data, Size len, int32 family, GsstLearnPolicy poli
 static int
 parse_header(const uint8 *p, Size n, uint32 *table_id)
 {
-	int			hlen = gsst_datum_header_parse(p, n, table_id);
+	int			hlen = gsst_datum_header_parse_fast(p, n, table_id);
 
 	if (hlen < 0)
 		gsst_report_corrupt("bad header", hlen);

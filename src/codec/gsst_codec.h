@@ -280,6 +280,28 @@ size_t		gsst_datum_header_write(uint32_t table_id, uint8_t *out);
  */
 int			gsst_datum_header_parse(const uint8_t *in, size_t len, uint32_t *table_id);
 
+/*
+ * The same, inline for the headers of 2 and 3 bytes (table ids below 4096,
+ * the usual ones); others go to gsst_datum_header_parse.  table_id must
+ * not be NULL.
+ */
+static inline int
+gsst_datum_header_parse_fast(const uint8_t *in, size_t len, uint32_t *table_id)
+{
+	if (len >= 2 && in[0] == 0x00 && in[1] < 0x80 && (in[1] & 3) == GSST_DATUM_VERSION - 1)
+	{
+		*table_id = in[1] >> 2;
+		return 2;
+	}
+	if (len >= 3 && in[0] == 0x00 && in[1] >= 0x80 && in[2] != 0 && in[2] < 0x80 &&
+		(in[1] & 3) == GSST_DATUM_VERSION - 1)
+	{
+		*table_id = ((uint32_t) (in[1] & 0x7F) | (uint32_t) in[2] << 7) >> 2;
+		return 3;
+	}
+	return gsst_datum_header_parse(in, len, table_id);
+}
+
 /* ---- tiles (the GSST batch format, FORMAT.md) ---- */
 
 typedef struct gsst_tile

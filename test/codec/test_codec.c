@@ -3129,6 +3129,34 @@ test_datum_header_roundtrip(void)
 	}
 }
 
+/*
+ * gsst_datum_header_parse_fast agrees with gsst_datum_header_parse on every
+ * input of 1 to 4 bytes that starts with 0x00.
+ */
+static void
+test_datum_header_parse_fast(void)
+{
+	uint8_t		in[4] = {0, 0, 0, 0};
+
+	for (unsigned b1 = 0; b1 < 256; b1++)
+		for (unsigned b2 = 0; b2 < 256; b2++)
+			for (size_t len = 1; len <= 4; len++)
+			{
+				uint32_t	slow_id = 0xdeadbeef;
+				uint32_t	fast_id = 0xdeadbeef;
+				int			slow;
+				int			fast;
+
+				in[1] = (uint8_t) b1;
+				in[2] = (uint8_t) b2;
+				in[3] = (uint8_t) (b1 ^ b2);
+				slow = gsst_datum_header_parse(in, len, &slow_id);
+				fast = gsst_datum_header_parse_fast(in, len, &fast_id);
+				if (!CHECK_EQ(fast, slow) || (slow >= 0 && !CHECK_EQ(fast_id, slow_id)))
+					return;
+			}
+}
+
 static void
 test_datum_header_rejects(void)
 {
@@ -3444,6 +3472,7 @@ static const test_case tests[] = {
 	TEST(test_tile_scalar_decoders),
 	TEST(test_tile_scalar_encoder),
 	TEST(test_datum_header_roundtrip),
+	TEST(test_datum_header_parse_fast),
 	TEST(test_datum_header_rejects),
 	TEST(test_strerror),
 	/* golden byte vectors (test_golden.c, golden/) */
