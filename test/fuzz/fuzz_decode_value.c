@@ -7,14 +7,17 @@
  * with unused codes.  Both functions must agree, the decoder must fill an
  * exact-size buffer and fail with GSST_ERR_SPACE one byte short, and what
  * decodes must re-encode (as the reference encoder does) and round-trip.
- * The partial decoders (gsst_decode_prefix, gsst_compare_text and its
- * padded form, gsst_compare_codes) must agree with the full decode on
- * valid codes, and fail or answer without reading past the codes on
- * invalid ones.
  */
 #include "fuzz_common.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/*
+ * The partial decoders (gsst_decode_prefix, gsst_compare_text and its
+ * padded form, gsst_compare_codes, gsst_first_code_verdicts) must agree
+ * with the full decode on valid codes, and fail or answer without reading
+ * past the codes on invalid ones.
+ */
 
 /* GSST_ORDER_* of a against b by memcmp, then the shorter first. */
 static int
