@@ -32,3 +32,29 @@ CREATE FUNCTION @extschema@.octet_length(@extschema@.gsst) RETURNS integer
     AS 'MODULE_PATHNAME', 'gsst_octet_length' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.octet_length(@extschema@.gsst) IS
     'number of bytes of the decoded text, counted on the codes';
+
+-- LIKE and NOT LIKE: c LIKE pattern picks these over text's (an exact
+-- match of the left type).  A literal prefix compares the value's first
+-- bytes only; the support function gives an index of c the conditions
+-- text's like_support gives a text column.
+
+CREATE FUNCTION gsst.gsst_like_support(internal) RETURNS internal
+    AS 'MODULE_PATHNAME', 'gsst_like_support' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION gsst.gsst_like(@extschema@.gsst, text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'gsst_like' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE
+    SUPPORT gsst.gsst_like_support;
+CREATE FUNCTION gsst.gsst_not_like(@extschema@.gsst, text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'gsst_not_like' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION gsst.gsst_like_sel(internal, oid, internal, integer) RETURNS float8
+    AS 'MODULE_PATHNAME', 'gsst_like_sel' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION gsst.gsst_not_like_sel(internal, oid, internal, integer) RETURNS float8
+    AS 'MODULE_PATHNAME', 'gsst_not_like_sel' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR @extschema@.~~ (
+    LEFTARG = @extschema@.gsst, RIGHTARG = text, FUNCTION = gsst.gsst_like,
+    NEGATOR = OPERATOR(@extschema@.!~~),
+    RESTRICT = gsst.gsst_like_sel, JOIN = likejoinsel);
+CREATE OPERATOR @extschema@.!~~ (
+    LEFTARG = @extschema@.gsst, RIGHTARG = text, FUNCTION = gsst.gsst_not_like,
+    NEGATOR = OPERATOR(@extschema@.~~),
+    RESTRICT = gsst.gsst_not_like_sel, JOIN = nlikejoinsel);

@@ -23,12 +23,21 @@
  * header this version does not know, nondeterministic collations) decodes
  * into buffers kept in fn_extra.
  *
+ * Ordering under the C collation is byte order: the values are decoded
+ * only up to the first byte that differs (gsst_view_order), and sorting
+ * uses text's abbreviated key, the first 8 bytes, from a partial decode.
+ * Other collations decode into kept buffers and call text's functions;
+ * sorting then uses text's own sort support for the collation (its
+ * abbreviated keys where text has them) on the decoded values.
+ *
  * Encoding a probe with a dictionary needs no right on its family: the
  * codes never leave this file, and the answer is the one decoding gives,
  * which needs no right on stored values either.
  */
 #include "gsst.h"
 
+#include "catalog/pg_collation.h"
+#include "catalog/pg_type.h"
 #include "common/hashfn.h"
 #include "port/pg_bswap.h"
 #include "nodes/primnodes.h"
@@ -70,6 +79,7 @@ typedef struct CompareState
 	MemoryContext cxt;
 	Oid			collid;
 	bool		deterministic;
+	bool		collate_c;		/* byte order: compare without decoding all */
 	int			probe_arg;		/* argument that stays the same, or -1 */
 	bool		probe_fixed;	/* a Const of an OpExpr: one probe for ever */
 	int			nprobes;
@@ -100,12 +110,65 @@ probe_argument(FmgrInfo *flinfo, bool *fixed)
 	return -1;
 }
 
+/*
+ * Whether a collation orders like C (memcmp).  Text's sort support picks
+ * its comparator by that very test, so the answer is whether it picks for
+ * collid the comparator it picks for "C".  The test itself (a field of
+ * pg_locale_t in PostgreSQL 18, lc_collate_is_c before) sits in a header
+ * that includes ICU's, which the server's development package does not
+ * pull in.  Collations do not change, so answers are kept.
+ */
+#define COLLATION_C_CACHE 8
+
+bool
+gsst_collation_is_c(Oid collid)
+{
+	static Oid	known[COLLATION_C_CACHE];
+	static bool known_c[COLLATION_C_CACHE];
+	static int	nknown;
+	SortSupportData c_sort;
+	SortSupportData sort;
+	MemoryContext cxt;
+	MemoryContext old;
+	bool		result;
+
+	if (!OidIsValid(collid))
+		return false;
+	if (collid == C_COLLATION_OID)
+		return true;
+	for (int i = 0; i < nknown; i++)
+		if (known[i] == collid)
+			return known_c[i];
+
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "gsst collation test",
+								ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(cxt);
+	memset(&c_sort, 0, sizeof(c_sort));
+	c_sort.ssup_cxt = cxt;
+	c_sort.ssup_collation = C_COLLATION_OID;
+	sort = c_sort;
+	sort.ssup_collation = collid;
+	varstr_sortsupport(&c_sort, TEXTOID, C_COLLATION_OID);
+	varstr_sortsupport(&sort, TEXTOID, collid);
+	result = sort.comparator == c_sort.comparator;
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(cxt);
+
+	if (nknown < COLLATION_C_CACHE)
+	{
+		known[nknown] = collid;
+		known_c[nknown++] = result;
+	}
+	return result;
+}
+
 static void
 set_collation(CompareState *st, Oid collid)
 {
 	st->collid = collid;
 	/* no collation: the decoding path raises text's error */
 	st->deterministic = OidIsValid(collid) && get_collation_isdeterministic(collid);
+	st->collate_c = st->deterministic && gsst_collation_is_c(collid);
 }
 
 /* The call site's state, or NULL when called without an FmgrInfo. */
@@ -376,8 +439,8 @@ values_equal(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
 	CompareState *st = compare_state(fcinfo, true);
 	Datum		da = PG_GETARG_DATUM(0);
 	Datum		db = PG_GETARG_DATUM(1);
-	struct varlena *a = PG_DETOAST_DATUM_PACKED(da);
-	struct varlena *b = PG_DETOAST_DATUM_PACKED(db);
+	struct varlena *a = gsst_detoast_packed(da);
+	struct varlena *b = gsst_detoast_packed(db);
 	int			r = EQ_DECODE;
 	bool		result;
 
@@ -400,23 +463,52 @@ values_equal(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
 	return result;
 }
 
-/* Ordering: text's function on the decoded values. */
-static Datum
-call_text_fn(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst,
-			 PGFunction textfn)
+/* An argument as a view: text's bytes, or a gsst value's. */
+static void
+arg_view(struct varlena *v, bool is_gsst, GsstView *view)
+{
+	if (is_gsst)
+		gsst_value_view(v, view);
+	else
+	{
+		view->table = NULL;
+		view->table_id = 0;
+		view->data = (const uint8 *) VARDATA_ANY(v);
+		view->len = VARSIZE_ANY_EXHDR(v);
+		view->padded = false;
+	}
+}
+
+/*
+ * Ordering: under the C collation by bytes, decoded as far as the first
+ * difference; else text's function on the values decoded into buffers.
+ * The answer is bttextcmp's sign.
+ */
+static int
+values_order(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
 {
 	CompareState *st = compare_state(fcinfo, false);
 	GsstBuffer	local[2] = {GSST_BUFFER_INIT, GSST_BUFFER_INIT};
 	GsstBuffer *buf = st ? st->buf : local;
 	Datum		da = PG_GETARG_DATUM(0);
 	Datum		db = PG_GETARG_DATUM(1);
-	struct varlena *a = PG_DETOAST_DATUM_PACKED(da);
-	struct varlena *b = PG_DETOAST_DATUM_PACKED(db);
-	Datum		result;
+	struct varlena *a = gsst_detoast_packed(da);
+	struct varlena *b = gsst_detoast_packed(db);
+	int			result;
 
-	result = DirectFunctionCall2Coll(textfn, PG_GET_COLLATION(),
-									 PointerGetDatum(arg_text(a, left_gsst, &buf[0])),
-									 PointerGetDatum(arg_text(b, right_gsst, &buf[1])));
+	if (st && st->collate_c)
+	{
+		GsstView	va;
+		GsstView	vb;
+
+		arg_view(a, left_gsst, &va);
+		arg_view(b, right_gsst, &vb);
+		result = gsst_view_order(&va, &vb);
+	}
+	else
+		result = DatumGetInt32(DirectFunctionCall2Coll(bttextcmp, PG_GET_COLLATION(),
+													   PointerGetDatum(arg_text(a, left_gsst, &buf[0])),
+													   PointerGetDatum(arg_text(b, right_gsst, &buf[1]))));
 	for (int i = 0; i < 2; i++)
 		if (local[i].data)
 			pfree(local[i].data);
@@ -435,37 +527,49 @@ name(PG_FUNCTION_ARGS) \
 	PG_RETURN_BOOL(values_equal(fcinfo, left_gsst, right_gsst) != (negate)); \
 }
 
-#define GSST_COMPARE_FN(name, left_gsst, right_gsst, textfn) \
+#define GSST_ORDER_FN(name, left_gsst, right_gsst, test) \
 PG_FUNCTION_INFO_V1(name); \
 Datum \
 name(PG_FUNCTION_ARGS) \
 { \
-	return call_text_fn(fcinfo, left_gsst, right_gsst, textfn); \
+	int			order_ = values_order(fcinfo, left_gsst, right_gsst); \
+	\
+	PG_RETURN_BOOL(order_ test 0); \
+}
+
+#define GSST_CMP_FN(name, left_gsst, right_gsst) \
+PG_FUNCTION_INFO_V1(name); \
+Datum \
+name(PG_FUNCTION_ARGS) \
+{ \
+	int			order_ = values_order(fcinfo, left_gsst, right_gsst); \
+	\
+	PG_RETURN_INT32(order_ < 0 ? -1 : order_ > 0 ? 1 : 0); \
 }
 
 GSST_EQ_FN(gsst_eq, true, true, false)
 GSST_EQ_FN(gsst_ne, true, true, true)
-GSST_COMPARE_FN(gsst_lt, true, true, text_lt)
-GSST_COMPARE_FN(gsst_le, true, true, text_le)
-GSST_COMPARE_FN(gsst_gt, true, true, text_gt)
-GSST_COMPARE_FN(gsst_ge, true, true, text_ge)
-GSST_COMPARE_FN(gsst_cmp, true, true, bttextcmp)
+GSST_ORDER_FN(gsst_lt, true, true, <)
+GSST_ORDER_FN(gsst_le, true, true, <=)
+GSST_ORDER_FN(gsst_gt, true, true, >)
+GSST_ORDER_FN(gsst_ge, true, true, >=)
+GSST_CMP_FN(gsst_cmp, true, true)
 
 GSST_EQ_FN(gsst_text_eq, true, false, false)
 GSST_EQ_FN(gsst_text_ne, true, false, true)
-GSST_COMPARE_FN(gsst_text_lt, true, false, text_lt)
-GSST_COMPARE_FN(gsst_text_le, true, false, text_le)
-GSST_COMPARE_FN(gsst_text_gt, true, false, text_gt)
-GSST_COMPARE_FN(gsst_text_ge, true, false, text_ge)
-GSST_COMPARE_FN(gsst_text_cmp, true, false, bttextcmp)
+GSST_ORDER_FN(gsst_text_lt, true, false, <)
+GSST_ORDER_FN(gsst_text_le, true, false, <=)
+GSST_ORDER_FN(gsst_text_gt, true, false, >)
+GSST_ORDER_FN(gsst_text_ge, true, false, >=)
+GSST_CMP_FN(gsst_text_cmp, true, false)
 
 GSST_EQ_FN(text_gsst_eq, false, true, false)
 GSST_EQ_FN(text_gsst_ne, false, true, true)
-GSST_COMPARE_FN(text_gsst_lt, false, true, text_lt)
-GSST_COMPARE_FN(text_gsst_le, false, true, text_le)
-GSST_COMPARE_FN(text_gsst_gt, false, true, text_gt)
-GSST_COMPARE_FN(text_gsst_ge, false, true, text_ge)
-GSST_COMPARE_FN(text_gsst_cmp, false, true, bttextcmp)
+GSST_ORDER_FN(text_gsst_lt, false, true, <)
+GSST_ORDER_FN(text_gsst_le, false, true, <=)
+GSST_ORDER_FN(text_gsst_gt, false, true, >)
+GSST_ORDER_FN(text_gsst_ge, false, true, >=)
+GSST_CMP_FN(text_gsst_cmp, false, true)
 
 /*
  * Hashes equal text's for the same decoded text and collation: under a
@@ -480,7 +584,7 @@ hash_value(FunctionCallInfo fcinfo, bool extended)
 	GsstBuffer	local = GSST_BUFFER_INIT;
 	GsstBuffer *buf = st ? &st->buf[0] : &local;
 	Datum		d = PG_GETARG_DATUM(0);
-	struct varlena *v = PG_DETOAST_DATUM_PACKED(d);
+	struct varlena *v = gsst_detoast_packed(d);
 	Datum		result;
 
 	if (st && st->deterministic)
@@ -521,79 +625,121 @@ gsst_hash_extended(PG_FUNCTION_ARGS)
 }
 
 /*
- * Sort support: decode into two buffers kept for the whole sort, and
- * compare like bttextcmp does (varstr_cmp).  Under the C collation the
- * abbreviated key is text's: the first 8 bytes of the decoded text as a
- * big-endian integer (varstr_abbrev_convert), so ties and equal prefixes
- * alone compare in full.
+ * Sort support.  Under the C collation the comparator orders by bytes,
+ * decoding as far as the first difference, and the abbreviated key is
+ * text's: the first 8 bytes as a big-endian integer (varstr_abbrev_convert),
+ * decoded only that far.  Other collations use text's own sort support
+ * for the collation (state->text) on values decoded into buffers kept for
+ * the whole sort: its comparator, and its abbreviated keys (strxfrm or
+ * ICU sort keys, with its rule for giving up on them) where text has
+ * them.  Those need the whole text, so they decode it all.
  */
 typedef struct GsstSortState
 {
 	GsstBuffer	left;
 	GsstBuffer	right;
 	GsstBuffer	abbrev;
+	SortSupportData text;		/* text's sort support (not under C) */
 } GsstSortState;
 
+/* Free a detoasted copy. */
+#define FREE_IF_COPY_DATUM(v, d) \
+	do { if ((Pointer) (v) != DatumGetPointer(d)) pfree(v); } while (0)
+
 static int
-gsst_fastcmp(Datum x, Datum y, SortSupport ssup)
+gsst_cmp_c(Datum x, Datum y, SortSupport ssup)
 {
-	GsstSortState *state = (GsstSortState *) ssup->ssup_extra;
-	struct varlena *vx = PG_DETOAST_DATUM_PACKED(x);
-	struct varlena *vy = PG_DETOAST_DATUM_PACKED(y);
-	Size		lx;
-	Size		ly;
-	const char *bx = gsst_value_bytes(vx, &lx, &state->left);
-	const char *by = gsst_value_bytes(vy, &ly, &state->right);
+	struct varlena *vx = gsst_detoast_packed(x);
+	struct varlena *vy = gsst_detoast_packed(y);
+	GsstView	a;
+	GsstView	b;
 	int			result;
 
-	result = varstr_cmp(bx, (int) lx, by, (int) ly, ssup->ssup_collation);
-	if ((Pointer) vx != DatumGetPointer(x))
-		pfree(vx);
-	if ((Pointer) vy != DatumGetPointer(y))
-		pfree(vy);
+	gsst_value_view(vx, &a);
+	gsst_value_view(vy, &b);
+	result = gsst_view_order(&a, &b);
+	FREE_IF_COPY_DATUM(vx, x);
+	FREE_IF_COPY_DATUM(vy, y);
 	return result;
 }
 
 static Datum
-gsst_abbrev_convert(Datum original, SortSupport ssup)
+gsst_abbrev_convert_c(Datum original, SortSupport ssup)
 {
-	GsstSortState *state = (GsstSortState *) ssup->ssup_extra;
-	struct varlena *v = PG_DETOAST_DATUM_PACKED(original);
+	struct varlena *v = gsst_detoast_packed(original);
+	GsstView	view;
+	uint8		prefix[sizeof(Datum) + GSST_MAX_SYMBOL_LEN];
+	const uint8 *bytes;
 	Size		len;
-	const char *bytes = gsst_value_bytes(v, &len, &state->abbrev);
 	Datum		res = (Datum) 0;
 
+	gsst_value_view(v, &view);
+	bytes = gsst_view_prefix(&view, sizeof(Datum), prefix, &len);
 	memcpy(&res, bytes, Min(len, sizeof(Datum)));
-	if ((Pointer) v != DatumGetPointer(original))
-		pfree(v);
+	FREE_IF_COPY_DATUM(v, original);
 	return DatumBigEndianToNative(res);
 }
 
 static bool
-gsst_abbrev_abort(int memtupcount, SortSupport ssup)
+gsst_abbrev_abort_never(int memtupcount, SortSupport ssup)
 {
 	return false;
 }
 
-/*
- * utils/pg_locale.h includes ICU's headers, which a server built with ICU
- * needs but its development package does not pull in; the one function
- * used here is declared by hand.  PostgreSQL 18 replaced it with a field
- * of pg_locale_t (that header again): there, gsst sorts without
- * abbreviated keys.
- */
-#if PG_VERSION_NUM < 180000
-extern bool lc_collate_is_c(Oid collation);
-#endif
+/* A value as a text datum, decoded into buf when encoded. */
+static Datum
+text_datum(Datum d, GsstBuffer *buf, struct varlena **detoasted)
+{
+	*detoasted = gsst_detoast_packed(d);
+	return PointerGetDatum(arg_text(*detoasted, true, buf));
+}
+
+static int
+gsst_cmp_text_rules(Datum x, Datum y, SortSupport ssup)
+{
+	GsstSortState *state = (GsstSortState *) ssup->ssup_extra;
+	SortSupport text = &state->text;
+	struct varlena *vx;
+	struct varlena *vy;
+	Datum		tx = text_datum(x, &state->left, &vx);
+	Datum		ty = text_datum(y, &state->right, &vy);
+	int			result;
+
+	result = text->abbrev_converter
+		? text->abbrev_full_comparator(tx, ty, text)
+		: text->comparator(tx, ty, text);
+	FREE_IF_COPY_DATUM(vx, x);
+	FREE_IF_COPY_DATUM(vy, y);
+	return result;
+}
+
+static Datum
+gsst_abbrev_convert_text_rules(Datum original, SortSupport ssup)
+{
+	GsstSortState *state = (GsstSortState *) ssup->ssup_extra;
+	struct varlena *v;
+	Datum		t = text_datum(original, &state->abbrev, &v);
+	Datum		res;
+
+	res = state->text.abbrev_converter(t, &state->text);
+	FREE_IF_COPY_DATUM(v, original);
+	return res;
+}
+
+static int
+gsst_abbrev_cmp_text_rules(Datum x, Datum y, SortSupport ssup)
+{
+	GsstSortState *state = (GsstSortState *) ssup->ssup_extra;
+
+	return state->text.comparator(x, y, &state->text);
+}
 
 static bool
-collation_is_c(Oid collid)
+gsst_abbrev_abort_text_rules(int memtupcount, SortSupport ssup)
 {
-#if PG_VERSION_NUM < 180000
-	return OidIsValid(collid) && lc_collate_is_c(collid);
-#else
-	return false;
-#endif
+	GsstSortState *state = (GsstSortState *) ssup->ssup_extra;
+
+	return state->text.abbrev_abort(memtupcount, &state->text);
 }
 
 PG_FUNCTION_INFO_V1(gsst_sortsupport);
@@ -601,20 +747,47 @@ Datum
 gsst_sortsupport(PG_FUNCTION_ARGS)
 {
 	SortSupport ssup = (SortSupport) PG_GETARG_POINTER(0);
+	Oid			collid = ssup->ssup_collation;
 	GsstSortState *state;
+	MemoryContext old;
 
-	state = MemoryContextAllocZero(ssup->ssup_cxt, sizeof(GsstSortState));
+	if (gsst_collation_is_c(collid))
+	{
+		ssup->comparator = gsst_cmp_c;
+		if (ssup->abbreviate)
+		{
+			ssup->comparator = ssup_datum_unsigned_cmp;
+			ssup->abbrev_converter = gsst_abbrev_convert_c;
+			ssup->abbrev_abort = gsst_abbrev_abort_never;
+			ssup->abbrev_full_comparator = gsst_cmp_c;
+		}
+		PG_RETURN_VOID();
+	}
+
+	old = MemoryContextSwitchTo(ssup->ssup_cxt);
+	state = palloc0(sizeof(GsstSortState));
 	state->left.cxt = ssup->ssup_cxt;
 	state->right.cxt = ssup->ssup_cxt;
 	state->abbrev.cxt = ssup->ssup_cxt;
+	state->text.ssup_cxt = ssup->ssup_cxt;
+	state->text.ssup_collation = collid;
+	state->text.ssup_reverse = ssup->ssup_reverse;
+	state->text.ssup_nulls_first = ssup->ssup_nulls_first;
+	state->text.ssup_attno = ssup->ssup_attno;
+	state->text.abbreviate = ssup->abbreviate;
+	/* raises text's error for a missing collation */
+	varstr_sortsupport(&state->text, TEXTOID, collid);
+	MemoryContextSwitchTo(old);
+
 	ssup->ssup_extra = state;
-	ssup->comparator = gsst_fastcmp;
-	if (ssup->abbreviate && collation_is_c(ssup->ssup_collation))
+	ssup->comparator = gsst_cmp_text_rules;
+	if (state->text.abbrev_converter)
 	{
-		ssup->comparator = ssup_datum_unsigned_cmp;
-		ssup->abbrev_converter = gsst_abbrev_convert;
-		ssup->abbrev_abort = gsst_abbrev_abort;
-		ssup->abbrev_full_comparator = gsst_fastcmp;
+		ssup->comparator = state->text.comparator == ssup_datum_unsigned_cmp
+			? ssup_datum_unsigned_cmp : gsst_abbrev_cmp_text_rules;
+		ssup->abbrev_converter = gsst_abbrev_convert_text_rules;
+		ssup->abbrev_abort = gsst_abbrev_abort_text_rules;
+		ssup->abbrev_full_comparator = gsst_cmp_text_rules;
 	}
 	PG_RETURN_VOID();
 }

@@ -171,7 +171,7 @@ gsst_encode_bytes(const char *data, Size len, int32 family, GsstLearnPolicy poli
 static int
 parse_header(const uint8 *p, Size n, uint32 *table_id)
 {
-	int			hlen = gsst_datum_header_parse(p, n, table_id);
+	int			hlen = gsst_datum_header_parse_fast(p, n, table_id);
 
 	if (hlen < 0)
 		gsst_report_corrupt("bad header", hlen);
@@ -346,4 +346,99 @@ gsst_value_raw_length(const struct varlena *value, uint32 *table_id)
 	if (len < 0)
 		gsst_report_corrupt("bad codes", (int) len);
 	return len;
+}
+
+/*
+ * A detoasted value as what a reader needs: its bytes when raw (table
+ * NULL), else its codes and their table.
+ */
+void
+gsst_value_view(const struct varlena *value, GsstView *view)
+{
+	const uint8 *p = (const uint8 *) VARDATA_ANY(value);
+	Size		n = VARSIZE_ANY_EXHDR(value);
+	uint32		table_id;
+	int			hlen;
+
+	view->padded = false;
+	view->table_id = 0;
+	if (n == 0 || p[0] != 0)
+	{
+		view->table = NULL;
+		view->data = p;
+		view->len = n;
+		return;
+	}
+	hlen = parse_header(p, n, &table_id);
+	view->table = gsst_dict_table(table_id);
+	view->table_id = table_id;
+	view->data = p + hlen;
+	view->len = n - hlen;
+}
+
+/* memcmp, then the shorter first, as a GSST_ORDER_* value. */
+static int
+bytes_order(const uint8 *a, Size na, const uint8 *b, Size nb)
+{
+	int			c = memcmp(a, b, Min(na, nb));
+
+	if (c != 0)
+		return c < 0 ? GSST_ORDER_LESS : GSST_ORDER_GREATER;
+	return na == nb ? GSST_ORDER_EQUAL
+		: na < nb ? GSST_ORDER_PREFIX_OF : GSST_ORDER_HAS_PREFIX;
+}
+
+/*
+ * Where the text of a stands against b (each a viewed gsst value, or text
+ * bytes with table NULL) in byte order, decoding only up to the first byte
+ * that differs: a GSST_ORDER_* value.
+ */
+int
+gsst_view_order(const GsstView *a, const GsstView *b)
+{
+	int			order;
+	int			rc;
+
+	if (a->table == NULL && b->table == NULL)
+		return bytes_order(a->data, a->len, b->data, b->len);
+	if (b->table == NULL)
+		rc = b->padded
+			? gsst_compare_text_padded(a->table, a->data, a->len, b->data, b->len, &order)
+			: gsst_compare_text(a->table, a->data, a->len, b->data, b->len, &order);
+	else if (a->table == NULL)
+	{
+		rc = a->padded
+			? gsst_compare_text_padded(b->table, b->data, b->len, a->data, a->len, &order)
+			: gsst_compare_text(b->table, b->data, b->len, a->data, a->len, &order);
+		order = -order;
+	}
+	else
+		rc = gsst_compare_codes(a->table, a->data, a->len,
+								b->table, b->data, b->len, &order);
+	if (rc < 0)
+		gsst_report_corrupt("bad codes", rc);
+	return order;
+}
+
+/*
+ * The first bytes of a value's text, at least want of them unless it is
+ * shorter, into out (room for want + GSST_MAX_SYMBOL_LEN bytes) or in
+ * place for a raw value; returns where they are and sets *len.
+ */
+const uint8 *
+gsst_view_prefix(const GsstView *view, Size want, uint8 *out, Size *len)
+{
+	int64		got;
+
+	if (view->table == NULL)
+	{
+		*len = view->len;
+		return view->data;
+	}
+	got = gsst_decode_prefix(view->table, view->data, view->len, out,
+							 want + GSST_MAX_SYMBOL_LEN, want);
+	if (got < 0)
+		gsst_report_corrupt("bad codes", (int) got);
+	*len = (Size) got;
+	return out;
 }

@@ -190,6 +190,41 @@ extern void gsst_require_read_right(const struct varlena *value);
 extern void gsst_verify_text(const char *data, Size len);
 extern GSST_NORETURN void gsst_report_corrupt(const char *what, int status);
 
+/*
+ * A value as stored: raw bytes (table NULL), or codes and their table.
+ * padded: raw bytes that may be read 8 bytes past their end.
+ */
+typedef struct GsstView
+{
+	const gsst_table *table;
+	uint32		table_id;		/* 0 when raw */
+	const uint8 *data;
+	Size		len;
+	bool		padded;
+} GsstView;
+
+extern void gsst_value_view(const struct varlena *value, GsstView *view);
+extern int	gsst_view_order(const GsstView *a, const GsstView *b);
+extern const uint8 *gsst_view_prefix(const GsstView *view, Size want, uint8 *out,
+									 Size *len);
+
+/*
+ * PG_DETOAST_DATUM_PACKED without a function call for a datum stored in
+ * line and uncompressed, the usual case on the per-row paths.
+ */
+static inline struct varlena *
+gsst_detoast_packed(Datum d)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(d);
+
+	if (VARATT_IS_COMPRESSED(v) || VARATT_IS_EXTERNAL(v))
+		return pg_detoast_datum_packed(v);
+	return v;
+}
+
+/* compare.c */
+extern bool gsst_collation_is_c(Oid collid);
+
 /* train.c */
 extern uint32 gsst_train_column(Oid relid, const char *attname, int32 family,
 								bool quiet);

@@ -225,6 +225,68 @@ int64_t		gsst_decoded_utf8_chars(const gsst_table *table, const uint8_t *in,
 int64_t		gsst_decode_value(const gsst_table *table, const uint8_t *in,
 							  size_t in_len, uint8_t *out, size_t out_cap);
 
+/* ---- partial decoding: as far as an answer needs (partial.c) ---- */
+
+/*
+ * Decode codes until at least want bytes are out or the codes end; returns
+ * how many bytes were decoded (at least want, unless the value is shorter)
+ * or < 0.  out_cap must be at least want + GSST_MAX_SYMBOL_LEN.  Codes past
+ * the point where want bytes are out are neither read nor validated.
+ */
+int64_t		gsst_decode_prefix(const gsst_table *table, const uint8_t *in,
+							   size_t in_len, uint8_t *out, size_t out_cap,
+							   size_t want);
+
+/*
+ * Where decoded value A stands against B, in memcmp order then the shorter
+ * first (text's order under the C collation).
+ */
+#define GSST_ORDER_LESS			(-2)	/* a byte of A is smaller */
+#define GSST_ORDER_PREFIX_OF	(-1)	/* A is a proper prefix of B */
+#define GSST_ORDER_EQUAL		0
+#define GSST_ORDER_HAS_PREFIX	1		/* B is a proper prefix of A */
+#define GSST_ORDER_GREATER		2		/* a byte of A is greater */
+
+/*
+ * Order of the value the codes decode to (A) against text (B), decoding
+ * only up to the first byte that differs or the end of text; *order gets a
+ * GSST_ORDER_* value.  Returns GSST_OK or < 0 for a bad code met before the
+ * answer was known (later codes are not validated).  A starts with B when
+ * *order is GSST_ORDER_EQUAL or GSST_ORDER_HAS_PREFIX.
+ */
+int			gsst_compare_text(const gsst_table *table, const uint8_t *in,
+							  size_t in_len, const uint8_t *text, size_t text_len,
+							  int *order);
+
+/*
+ * The same, faster, when text[text_len .. text_len + 8) may be read too
+ * (its contents do not matter): every symbol then compares as one word.
+ */
+int			gsst_compare_text_padded(const gsst_table *table, const uint8_t *in,
+									 size_t in_len, const uint8_t *text,
+									 size_t text_len, int *order);
+
+/* The same for two code sequences, each with its table, decoded in step. */
+int			gsst_compare_codes(const gsst_table *ta, const uint8_t *a, size_t a_len,
+							   const gsst_table *tb, const uint8_t *b, size_t b_len,
+							   int *order);
+
+/*
+ * What the first code of a value alone tells about it against text (of at
+ * least one byte), for every code: its symbol differs from text at a byte
+ * that sorts before or after text's (GSST_FIRST_LESS, GSST_FIRST_GREATER),
+ * or covers all of text (GSST_FIRST_STARTS_WITH: the value starts with
+ * text), or the codes after it decide (GSST_FIRST_UNKNOWN; also for the
+ * escape and unused codes).  A prefix test per value then costs a look-up
+ * in most cases.
+ */
+#define GSST_FIRST_UNKNOWN		0
+#define GSST_FIRST_LESS			(-2)
+#define GSST_FIRST_GREATER		2
+#define GSST_FIRST_STARTS_WITH	1
+void		gsst_first_code_verdicts(const gsst_table *table, const uint8_t *text,
+									 size_t text_len, int8_t verdict[256]);
+
 /* ---- the PostgreSQL datum header (FORMAT.md, "Datum") ---- */
 
 #define GSST_DATUM_MAX_HEADER 6
@@ -240,6 +302,28 @@ size_t		gsst_datum_header_write(uint32_t table_id, uint8_t *out);
  * overlong varint).
  */
 int			gsst_datum_header_parse(const uint8_t *in, size_t len, uint32_t *table_id);
+
+/*
+ * The same, inline for the headers of 2 and 3 bytes (table ids below 4096,
+ * the usual ones); others go to gsst_datum_header_parse.  table_id must
+ * not be NULL.
+ */
+static inline int
+gsst_datum_header_parse_fast(const uint8_t *in, size_t len, uint32_t *table_id)
+{
+	if (len >= 2 && in[0] == 0x00 && in[1] < 0x80 && (in[1] & 3) == GSST_DATUM_VERSION - 1)
+	{
+		*table_id = in[1] >> 2;
+		return 2;
+	}
+	if (len >= 3 && in[0] == 0x00 && in[1] >= 0x80 && in[2] != 0 && in[2] < 0x80 &&
+		(in[1] & 3) == GSST_DATUM_VERSION - 1)
+	{
+		*table_id = ((uint32_t) (in[1] & 0x7F) | (uint32_t) in[2] << 7) >> 2;
+		return 3;
+	}
+	return gsst_datum_header_parse(in, len, table_id);
+}
 
 /* ---- tiles (the GSST batch format, FORMAT.md) ---- */
 

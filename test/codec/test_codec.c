@@ -1519,6 +1519,197 @@ test_decoded_utf8_chars(void)
 	}
 }
 
+/* The GSST_ORDER_* value of a against b, the slow way. */
+static int
+reference_order(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
+{
+	size_t		m = na < nb ? na : nb;
+	int			c = m > 0 ? memcmp(a, b, m) : 0;
+
+	if (c != 0)
+		return c < 0 ? GSST_ORDER_LESS : GSST_ORDER_GREATER;
+	return na == nb ? GSST_ORDER_EQUAL : na < nb ? GSST_ORDER_PREFIX_OF : GSST_ORDER_HAS_PREFIX;
+}
+
+/* Random codes of about want codes over t, escapes included. */
+static size_t
+random_codes(test_rng *rng, const gsst_table *t, uint8_t *codes, size_t want)
+{
+	size_t		ncodes = 0;
+
+	while (ncodes < want)
+	{
+		if (t->nsymbols == 0 || rng_below(rng, 8) == 0)
+		{
+			codes[ncodes++] = GSST_ESCAPE;
+			codes[ncodes++] = (uint8_t) rng_below(rng, 4);
+		}
+		else
+			codes[ncodes++] = (uint8_t) rng_below(rng, t->nsymbols);
+	}
+	return ncodes;
+}
+
+/*
+ * gsst_decode_prefix, gsst_compare_text and gsst_compare_codes give what
+ * decoding in full and memcmp give: random codes over symbols of a small
+ * alphabet (so that values share long prefixes), against texts that are
+ * prefixes, extensions and one-byte changes of the decoded value, and
+ * against other code sequences of another table; exact-size copies, so
+ * that ASan sees any read past the codes or the text.
+ */
+static void
+test_partial_decode(void)
+{
+	test_rng	rng = {4242};
+	uint8_t		alphabet[4] = {0, 1, 2, 3};
+	uint64_t	syms[255];
+	uint8_t		lens[255];
+	gsst_table	t[2];
+
+	for (int i = 0; i < 2; i++)
+	{
+		size_t		n = random_valid_symbols(&rng, alphabet, 4, syms, lens, 40);
+
+		REQUIRE(CHECK_EQ(gsst_table_build(&t[i], syms, lens, n), GSST_OK));
+	}
+	for (int round = 0; round < 20000; round++)
+	{
+		const gsst_table *ta = &t[round & 1];
+		const gsst_table *tb = &t[(round >> 1) & 1];
+		uint8_t		codes[160];
+		uint8_t		other[160];
+		uint8_t		da[160 * 8];
+		uint8_t		db[160 * 8];
+		uint8_t		text[160 * 8 + 2];
+		size_t		na = random_codes(&rng, ta, codes, rng_below(&rng, 40));
+		size_t		nb = random_codes(&rng, tb, other, rng_below(&rng, 40));
+		int64_t		la = gsst_decode_value(ta, codes, na, da, sizeof(da));
+		int64_t		lb = gsst_decode_value(tb, other, nb, db, sizeof(db));
+		size_t		tl;
+		int			order = 99;
+		uint8_t    *a = xdup(codes, na);
+		uint8_t    *b = xdup(other, nb);
+		uint8_t    *tx;
+
+		REQUIRE(CHECK(la >= 0 && lb >= 0));
+
+		/* text: a cut of the decoded value, maybe extended or changed */
+		tl = (size_t) rng_below(&rng, (uint64_t) la + 1);
+		memcpy(text, da, tl);
+		switch (rng_below(&rng, 4))
+		{
+			case 0:
+				text[tl++] = (uint8_t) rng_below(&rng, 4);
+				break;
+			case 1:
+				if (tl > 0)
+					text[rng_below(&rng, tl)] ^= (uint8_t) (1 + rng_below(&rng, 3));
+				break;
+			case 2:
+				tl = (size_t) la;
+				memcpy(text, da, tl);
+				break;
+			default:
+				break;
+		}
+		tx = xdup(text, tl);
+		if (!CHECK_EQ(gsst_compare_text(ta, a, na, tx, tl, &order), GSST_OK) ||
+			!CHECK_EQ(order, reference_order(da, (size_t) la, text, tl)))
+			return;
+		{
+			/* padded: 8 bytes of anything after the text */
+			uint8_t    *txp = xmalloc(tl + 8);
+
+			memcpy(txp, text, tl);
+			memset(txp + tl, (int) rng_below(&rng, 4), 8);
+			order = 99;
+			if (!CHECK_EQ(gsst_compare_text_padded(ta, a, na, txp, tl, &order), GSST_OK) ||
+				!CHECK_EQ(order, reference_order(da, (size_t) la, text, tl)))
+				return;
+			free(txp);
+		}
+		/* the first code's verdict agrees with the whole comparison */
+		if (tl > 0 && na > 0)
+		{
+			int8_t		verdict[256];
+			int			want = reference_order(da, (size_t) la, text, tl);
+
+			gsst_first_code_verdicts(ta, text, tl, verdict);
+			switch (verdict[codes[0]])
+			{
+				case GSST_FIRST_LESS:
+				case GSST_FIRST_GREATER:
+					if (!CHECK_EQ(verdict[codes[0]], want))
+						return;
+					break;
+				case GSST_FIRST_STARTS_WITH:
+					if (!CHECK(want == GSST_ORDER_EQUAL || want == GSST_ORDER_HAS_PREFIX))
+						return;
+					break;
+				default:
+					/* only when the first code covers part of text, or is an escape */
+					if (!CHECK(codes[0] == GSST_ESCAPE ||
+							   (ta->len[codes[0]] < tl &&
+								memcmp(da, text, ta->len[codes[0]]) == 0)))
+						return;
+					break;
+			}
+		}
+		order = 99;
+		if (!CHECK_EQ(gsst_compare_codes(ta, a, na, tb, b, nb, &order), GSST_OK) ||
+			!CHECK_EQ(order, reference_order(da, (size_t) la, db, (size_t) lb)))
+			return;
+		/* a value against itself, and against its own text */
+		if (!CHECK_EQ(gsst_compare_codes(ta, a, na, ta, a, na, &order), GSST_OK) ||
+			!CHECK_EQ(order, GSST_ORDER_EQUAL))
+			return;
+
+		/* the first want bytes */
+		{
+			size_t		want = (size_t) rng_below(&rng, 24);
+			size_t		cap = want + GSST_MAX_SYMBOL_LEN;
+			uint8_t    *out = xmalloc(cap);
+			int64_t		got = gsst_decode_prefix(ta, a, na, out, cap, want);
+
+			CHECK(got >= 0 && got <= la);
+			CHECK(got >= (int64_t) want || got == la);
+			CHECK(got <= (int64_t) (want + GSST_MAX_SYMBOL_LEN - 1) || got == 0);
+			if (got > 0)
+				CHECK(memcmp(out, da, (size_t) got) == 0);
+			CHECK_EQ(gsst_decode_prefix(ta, a, na, out, cap - 1, want), GSST_ERR_ARG);
+			free(out);
+		}
+		free(tx);
+		free(b);
+		free(a);
+	}
+	/* bad codes met before the answer is known */
+	{
+		uint8_t		dangling[1] = {GSST_ESCAPE};
+		uint8_t		unused[1] = {(uint8_t) t[0].nsymbols};
+		uint8_t		out[16];
+		int			order;
+
+		CHECK_EQ(gsst_compare_text(&t[0], dangling, 1, (const uint8_t *) "x", 1, &order),
+				 GSST_ERR_DANGLING_ESCAPE);
+		CHECK_EQ(gsst_compare_codes(&t[0], dangling, 1, &t[0], unused, 0, &order),
+				 GSST_ERR_DANGLING_ESCAPE);
+		CHECK_EQ(gsst_decode_prefix(&t[0], dangling, 1, out, sizeof(out), 1),
+				 GSST_ERR_DANGLING_ESCAPE);
+		if (t[0].nsymbols < GSST_MAX_SYMBOLS)
+		{
+			CHECK_EQ(gsst_compare_text(&t[0], unused, 1, (const uint8_t *) "x", 1, &order),
+					 GSST_ERR_BAD_CODE);
+			CHECK_EQ(gsst_compare_codes(&t[0], dangling, 0, &t[0], unused, 1, &order),
+					 GSST_ERR_BAD_CODE);
+			CHECK_EQ(gsst_decode_prefix(&t[0], unused, 1, out, sizeof(out), 1),
+					 GSST_ERR_BAD_CODE);
+		}
+		CHECK_EQ(gsst_compare_text(NULL, dangling, 1, dangling, 1, &order), GSST_ERR_ARG);
+	}
+}
+
 static void
 test_decode_errors(void)
 {
@@ -3576,6 +3767,34 @@ test_datum_header_roundtrip(void)
 	}
 }
 
+/*
+ * gsst_datum_header_parse_fast agrees with gsst_datum_header_parse on every
+ * input of 1 to 4 bytes that starts with 0x00.
+ */
+static void
+test_datum_header_parse_fast(void)
+{
+	uint8_t		in[4] = {0, 0, 0, 0};
+
+	for (unsigned b1 = 0; b1 < 256; b1++)
+		for (unsigned b2 = 0; b2 < 256; b2++)
+			for (size_t len = 1; len <= 4; len++)
+			{
+				uint32_t	slow_id = 0xdeadbeef;
+				uint32_t	fast_id = 0xdeadbeef;
+				int			slow;
+				int			fast;
+
+				in[1] = (uint8_t) b1;
+				in[2] = (uint8_t) b2;
+				in[3] = (uint8_t) (b1 ^ b2);
+				slow = gsst_datum_header_parse(in, len, &slow_id);
+				fast = gsst_datum_header_parse_fast(in, len, &fast_id);
+				if (!CHECK_EQ(fast, slow) || (slow >= 0 && !CHECK_EQ(fast_id, slow_id)))
+					return;
+			}
+}
+
 static void
 test_datum_header_rejects(void)
 {
@@ -3886,6 +4105,7 @@ static const test_case tests[] = {
 	TEST(test_encode_empty_table),
 	TEST(test_decode_every_code),
 	TEST(test_decoded_utf8_chars),
+	TEST(test_partial_decode),
 	TEST(test_decode_errors),
 	TEST(test_encode_out_limit),
 	TEST(test_segment_restart),
@@ -3912,6 +4132,7 @@ static const test_case tests[] = {
 	TEST(test_tile_scalar_decoders),
 	TEST(test_tile_scalar_encoder),
 	TEST(test_datum_header_roundtrip),
+	TEST(test_datum_header_parse_fast),
 	TEST(test_datum_header_rejects),
 	TEST(test_strerror),
 	/* golden byte vectors (test_golden.c, golden/) */

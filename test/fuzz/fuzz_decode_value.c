@@ -13,6 +13,102 @@
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+/*
+ * The partial decoders (gsst_decode_prefix, gsst_compare_text and its
+ * padded form, gsst_compare_codes, gsst_first_code_verdicts) must agree
+ * with the full decode on valid codes, and fail or answer without reading
+ * past the codes on invalid ones.
+ */
+
+/* GSST_ORDER_* of a against b by memcmp, then the shorter first. */
+static int
+order_of(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
+{
+	size_t		m = na < nb ? na : nb;
+	int			c = m > 0 ? memcmp(a, b, m) : 0;
+
+	if (c != 0)
+		return c < 0 ? GSST_ORDER_LESS : GSST_ORDER_GREATER;
+	return na == nb ? GSST_ORDER_EQUAL : na < nb ? GSST_ORDER_PREFIX_OF : GSST_ORDER_HAS_PREFIX;
+}
+
+/*
+ * Valid codes decoding to dec[0..n): the partial decoders agree with it, for
+ * every cut of the decoded value as text and for a copy with its last byte
+ * changed.
+ */
+static void
+check_partial_valid(const gsst_table *table, const uint8_t *in, size_t in_len,
+					const uint8_t *dec, size_t n)
+{
+	int			order;
+
+	for (size_t cut = 0; cut <= n; cut += 1 + cut / 4)
+	{
+		uint8_t    *text = xdup(dec, cut);
+		size_t		cap = cut + GSST_MAX_SYMBOL_LEN;
+		uint8_t    *out = xmalloc(cap);
+		int64_t		got;
+
+		FUZZ_ASSERT(gsst_compare_text(table, in, in_len, text, cut, &order) == GSST_OK);
+		FUZZ_ASSERT(order == order_of(dec, n, text, cut));
+		{
+			uint8_t    *padded = xmalloc(cut + 8);
+
+			memcpy(padded, dec, cut);
+			memset(padded + cut, 0xA5, 8);
+			FUZZ_ASSERT(gsst_compare_text_padded(table, in, in_len, padded, cut, &order) == GSST_OK);
+			FUZZ_ASSERT(order == order_of(dec, n, padded, cut));
+			free(padded);
+		}
+		if (cut > 0)
+		{
+			text[cut - 1] ^= 0x01;
+			FUZZ_ASSERT(gsst_compare_text(table, in, in_len, text, cut, &order) == GSST_OK);
+			FUZZ_ASSERT(order == order_of(dec, n, text, cut));
+		}
+		if (cut > 0 && in_len > 0)
+		{
+			int8_t		verdict[256];
+			int			want = order_of(dec, n, dec, cut);	/* EQUAL or HAS_PREFIX */
+
+			gsst_first_code_verdicts(table, dec, cut, verdict);
+			FUZZ_ASSERT(verdict[in[0]] == GSST_FIRST_UNKNOWN ||
+						(verdict[in[0]] == GSST_FIRST_STARTS_WITH && want >= 0));
+		}
+		got = gsst_decode_prefix(table, in, in_len, out, cap, cut);
+		FUZZ_ASSERT(got >= (int64_t) cut && got <= (int64_t) n);
+		FUZZ_ASSERT(got == 0 || memcmp(out, dec, (size_t) got) == 0);
+		free(out);
+		free(text);
+	}
+	FUZZ_ASSERT(gsst_compare_codes(table, in, in_len, table, in, in_len, &order) == GSST_OK);
+	FUZZ_ASSERT(order == GSST_ORDER_EQUAL);
+	/* against its first half: the decoded value has that as a prefix or equals it */
+	FUZZ_ASSERT(gsst_compare_codes(table, in, in_len, table, in, in_len / 2, &order) == GSST_OK ||
+				(in_len / 2 > 0 && in[in_len / 2 - 1] == GSST_ESCAPE));
+}
+
+/* Invalid codes: an error, or an answer found before the bad code. */
+static void
+check_partial_invalid(const gsst_table *table, const uint8_t *in, size_t in_len,
+					  uint8_t *out, size_t cap)
+{
+	int			order;
+	int			rc;
+	int64_t		got;
+
+	rc = gsst_compare_text(table, in, in_len, (const uint8_t *) "", 0, &order);
+	FUZZ_ASSERT(rc == GSST_OK || fuzz_is_status(rc));
+	rc = gsst_compare_codes(table, in, in_len, table, in, in_len, &order);
+	FUZZ_ASSERT(rc == GSST_ERR_BAD_CODE || rc == GSST_ERR_DANGLING_ESCAPE);
+	if (cap >= GSST_MAX_SYMBOL_LEN)
+	{
+		got = gsst_decode_prefix(table, in, in_len, out, cap, cap - GSST_MAX_SYMBOL_LEN);
+		FUZZ_ASSERT(got >= 0 || fuzz_is_status(got));
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -52,6 +148,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		FUZZ_ASSERT(rc == GSST_ERR_BAD_CODE || rc == GSST_ERR_DANGLING_ESCAPE);
 		FUZZ_ASSERT(len == GSST_ERR_BAD_CODE || len == GSST_ERR_DANGLING_ESCAPE);
+		check_partial_invalid(table, in, in_len, out, cap);
 		free(out);
 		free(in);
 		return 0;
@@ -68,6 +165,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(gsst_decode_value(table, in, in_len, short_out, (size_t) len - 1) == GSST_ERR_SPACE);
 		free(short_out);
 	}
+
+	check_partial_valid(table, in, in_len, out, (size_t) len);
 
 	/* the decoded bytes re-encode as the reference says, and round-trip */
 	static gsst_encoder enc;

@@ -162,6 +162,7 @@ SELECT qloop() AS plpgsql_disagreements;
 
 -- A nondeterministic collation compares decoded text, as text does.
 CREATE COLLATION qci (provider = icu, locale = 'und-u-ks-level2', deterministic = false);
+CREATE COLLATION qen (provider = icu, locale = 'en-US');
 SELECT count(*) AS probes,
        sum(qcheck(format('c = %L COLLATE qci', upper(p)), p)) AS ci_eq,
        sum(qcheck(format('c <> %L COLLATE qci', upper(p)), p)) AS ci_ne,
@@ -173,11 +174,140 @@ FROM (SELECT c COLLATE qci FROM qv WHERE c LIKE 'user1%' GROUP BY 1) s;
 SELECT count(*) AS case_insensitive_groups_text
 FROM (SELECT c COLLATE qci FROM qt WHERE c LIKE 'user1%' GROUP BY 1) s;
 
--- Sorting (abbreviated keys under the C collation) orders as text does.
+-- Sorting orders as text does: under the C collation (abbreviated keys
+-- from the first 8 decoded bytes), and under ICU collations (text's own
+-- sort support on the decoded values, its abbreviated keys included).
 SELECT count(*) AS sort_disagreements
 FROM (SELECT row_number() OVER (ORDER BY c, id) AS rn, id FROM qv) a
 JOIN (SELECT row_number() OVER (ORDER BY c, id) AS rn, id FROM qt) b USING (rn)
 WHERE a.id <> b.id;
+SELECT count(*) AS sort_disagreements_en
+FROM (SELECT row_number() OVER (ORDER BY c COLLATE qen, id) AS rn, id FROM qv) a
+JOIN (SELECT row_number() OVER (ORDER BY c COLLATE qen, id) AS rn, id FROM qt) b USING (rn)
+WHERE a.id <> b.id;
+SELECT count(*) AS sort_disagreements_ci
+FROM (SELECT row_number() OVER (ORDER BY c COLLATE qci, id) AS rn, id FROM qv) a
+JOIN (SELECT row_number() OVER (ORDER BY c COLLATE qci, id) AS rn, id FROM qt) b USING (rn)
+WHERE a.id <> b.id;
+
+-- Ordering: <, <=, >, >= and the btree comparison.  Under the C collation
+-- they decode only as far as the first byte that differs: checked against
+-- cuts of values at many lengths, with a byte after the cut that sorts
+-- before, after, or nothing; as Const, Param and flipped.
+CREATE TABLE qcut AS
+SELECT DISTINCT left(p, k) || x AS p
+FROM qprobe, (VALUES (0), (1), (2), (3), (5), (8), (9), (13), (40)) v(k),
+     (VALUES (''), (' '), ('~')) w(x)
+WHERE n % 97 = 0;
+SELECT count(*) > 100 AS cuts,
+       sum(qcheck(format('c < %L', p), p)) AS lt,
+       sum(qcheck(format('c <= %L', p), p)) AS le,
+       sum(qcheck(format('c > %L', p), p)) AS gt,
+       sum(qcheck(format('c >= %L', p), p)) AS ge,
+       sum(qcheck('c < $1[1]', p)) AS param_lt,
+       sum(qcheck(format('%L < c', p), p)) AS flipped_lt,
+       sum(qcheck(format('c BETWEEN %L AND %L', p, p || '~'), p)) AS between
+FROM qcut;
+-- two gsst values (one dictionary, two, raw), and gsst against text
+SELECT count(*) AS order_disagreements
+FROM qv a JOIN qv b ON a.id % 41 = b.id % 37
+JOIN qt ta ON ta.id = a.id JOIN qt tb ON tb.id = b.id
+WHERE (a.c < b.c) IS DISTINCT FROM (ta.c < tb.c)
+   OR (a.c <= b.c) IS DISTINCT FROM (ta.c <= tb.c)
+   OR (a.c > b.c) IS DISTINCT FROM (ta.c > tb.c)
+   OR (a.c >= b.c) IS DISTINCT FROM (ta.c >= tb.c)
+   OR (a.c < tb.c) IS DISTINCT FROM (ta.c < tb.c)
+   OR (ta.c >= b.c) IS DISTINCT FROM (ta.c >= tb.c)
+   OR sign(gsst.gsst_cmp(a.c, b.c)) IS DISTINCT FROM sign(bttextcmp(ta.c, tb.c))
+   OR sign(gsst.gsst_text_cmp(a.c, tb.c)) IS DISTINCT FROM sign(bttextcmp(ta.c, tb.c))
+   OR sign(gsst.text_gsst_cmp(ta.c, b.c)) IS DISTINCT FROM sign(bttextcmp(ta.c, tb.c));
+-- an ICU collation compares decoded text with text's rules
+SELECT count(*) AS order_disagreements_en
+FROM qv a JOIN qv b ON a.id % 83 = b.id % 79
+JOIN qt ta ON ta.id = a.id JOIN qt tb ON tb.id = b.id
+WHERE (a.c < b.c COLLATE qen) IS DISTINCT FROM (ta.c < tb.c COLLATE qen)
+   OR (a.c >= tb.c COLLATE qen) IS DISTINCT FROM (ta.c >= tb.c COLLATE qen);
+
+-- LIKE and NOT LIKE on gsst against text: literal prefixes of many
+-- lengths, exact literals, '%literal%', '_', escapes, as Const and Param,
+-- and with ESCAPE.
+CREATE TABLE qpat (p text);
+INSERT INTO qpat
+SELECT DISTINCT replace(replace(replace(left(p, k), '\', '\\'), '%', '\%'), '_', '\_') || '%'
+FROM qprobe, (VALUES (0), (1), (3), (6), (8), (9), (12), (40)) v(k) WHERE n % 61 = 0;
+INSERT INTO qpat
+SELECT DISTINCT '%' || substr(p, 3, k) || '%'
+FROM qprobe, (VALUES (1), (3), (5)) v(k) WHERE n % 61 = 0 AND substr(p, 3, k) !~ '[%_\\]';
+INSERT INTO qpat
+SELECT DISTINCT p FROM qprobe WHERE n % 61 = 0 AND p !~ '[%_\\]';
+INSERT INTO qpat VALUES ('user17@web.de'), ('user1_@web.de'), ('user1\_%'), ('%'), ('%%'),
+    (''), ('_'), ('%.example/%'), ('https://www.shop%'), ('naïve%'), ('%✓%'), ('naïve café ✓ 1_'),
+    ('user17@web.de%%'), ('user17\@%'), ('\%%'), ('%\\%'), ('ab'), ('%ab'), ('user%de'),
+    ('%_%'), ('u%'), ('%@%.%'), ('✓✗%'), ('https://www.shop.example/%?page=1%');
+SELECT count(*) > 50 AS patterns,
+       sum(qcheck(format('c LIKE %L', p), p)) AS like_const,
+       sum(qcheck(format('c NOT LIKE %L', p), p)) AS not_like_const,
+       sum(qcheck('c LIKE $1[1]', p)) AS like_param,
+       sum(qcheck('c NOT LIKE $1[1]', p)) AS not_like_param,
+       sum(qcheck(format('c LIKE %L ESCAPE %L', replace(p, '\', '#'), '#'), p)) AS like_escape,
+       sum(qcheck(format('c LIKE %L COLLATE qen', p), p)) AS like_en
+FROM qpat;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM qv WHERE c LIKE 'user1%' AND c NOT LIKE '%@web.de';
+-- errors and collations: the same answer, or the same error, as text
+CREATE FUNCTION qsame(pred text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE
+	g text; t text;
+BEGIN
+	BEGIN
+		EXECUTE format('SELECT count(*)::text FROM qv WHERE %s', pred) INTO g;
+	EXCEPTION WHEN OTHERS THEN
+		g := SQLSTATE;
+	END;
+	BEGIN
+		EXECUTE format('SELECT count(*)::text FROM qt WHERE %s', pred) INTO t;
+	EXCEPTION WHEN OTHERS THEN
+		t := SQLSTATE;
+	END;
+	RETURN CASE WHEN g = t THEN 'same' ELSE format('gsst %s, text %s', g, t) END;
+END $$;
+SELECT qsame($$c LIKE 'user1\'$$) AS trailing_escape,
+       qsame($$c LIKE 'USER1%' COLLATE qci$$) AS nondeterministic,
+       qsame($$c NOT LIKE '%WEB%' COLLATE qci$$) AS nondeterministic_not,
+       qsame($$c LIKE 'user1%' COLLATE "C"$$) AS c_collation;
+DROP FUNCTION qsame(text);
+
+-- An index on a gsst column serves c LIKE 'prefix%' with the range text
+-- gets, and c LIKE 'literal' with equality; the LIKE stays as a filter.
+-- Only the conditions are shown (the scan node differs between majors).
+CREATE FUNCTION plan_conds(query text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+	line text;
+BEGIN
+	FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || query LOOP
+		IF line ~ '(Index Cond|Filter|Recheck Cond):' THEN
+			RETURN NEXT btrim(line);
+		END IF;
+	END LOOP;
+END $$;
+CREATE TABLE qidx (id int, c gsst);
+INSERT INTO qidx SELECT id, c FROM qv;
+CREATE INDEX qidx_c ON qidx (c);
+CREATE TABLE qidx_t AS SELECT id, c FROM qt;
+CREATE INDEX qidx_t_c ON qidx_t (c);
+ANALYZE qidx, qidx_t;
+SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_indexonlyscan = off;
+SELECT plan_conds($$SELECT id FROM qidx WHERE c LIKE 'user17%'$$) AS gsst_prefix;
+SELECT plan_conds($$SELECT id FROM qidx_t WHERE c LIKE 'user17%'$$) AS text_prefix;
+SELECT plan_conds($$SELECT id FROM qidx WHERE c LIKE 'user17@web.de'$$) AS gsst_exact;
+SELECT plan_conds($$SELECT id FROM qidx_t WHERE c LIKE 'user17@web.de'$$) AS text_exact;
+SELECT plan_conds($$SELECT id FROM qidx WHERE c LIKE 'naïve%'$$) AS gsst_multibyte;
+SELECT (SELECT count(*) FROM qidx WHERE c LIKE 'user17%') AS gsst_rows,
+       (SELECT count(*) FROM qidx_t WHERE c LIKE 'user17%') AS text_rows,
+       (SELECT count(*) FROM qidx WHERE c LIKE 'naïve%') AS gsst_multibyte_rows,
+       (SELECT count(*) FROM qidx_t WHERE c LIKE 'naïve%') AS text_multibyte_rows;
+RESET enable_seqscan; RESET enable_bitmapscan; RESET enable_indexonlyscan;
+DROP FUNCTION plan_conds(text);
+DROP TABLE qidx, qidx_t;
 
 -- Hashing equals text's, so hash joins and grouping with text agree.
 SELECT count(*) AS hash_disagreements FROM qv
@@ -266,7 +396,9 @@ BEGIN
 	RETURN (g <> t)::int;
 END $$;
 SELECT has_function_privilege('q_reader', 'length(gsst)', 'EXECUTE') AS length_public,
-       has_function_privilege('q_reader', 'octet_length(gsst)', 'EXECUTE') AS octet_length_public;
+       has_function_privilege('q_reader', 'octet_length(gsst)', 'EXECUTE') AS octet_length_public,
+       has_function_privilege('q_reader', 'gsst.gsst_like(gsst, text)', 'EXECUTE') AS like_public,
+       has_function_privilege('q_reader', 'gsst.gsst_not_like(gsst, text)', 'EXECUTE') AS not_like_public;
 SET ROLE q_reader;
 \set VERBOSITY sqlstate
 SELECT count(*) FROM gsst.dictionary(:dict);
@@ -276,6 +408,9 @@ SELECT sum(length(c)) FROM qv;
 SELECT count(*) AS probes, sum(qcheck_copy(p)) AS probe_disagreements FROM qprobe;
 SELECT count(*) AS matches, sum(length(c)) = sum(length(c::text)) AS lengths_agree
 FROM qcopy WHERE c = 'user17@web.de';
+SELECT count(*) FILTER (WHERE c LIKE 'user17@%') = count(*) FILTER (WHERE c::text LIKE 'user17@%') AS like_agrees,
+       count(*) FILTER (WHERE c < 'user17@') = count(*) FILTER (WHERE c::text < 'user17@') AS lt_agrees
+FROM qcopy;
 RESET ROLE;
 DROP TABLE qcopy;
 REVOKE SELECT ON qprobe FROM q_reader;

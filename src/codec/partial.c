@@ -1,0 +1,298 @@
+/*
+ * partial.c - answers that need only the start of a value: its first bytes,
+ * and its order against text or against another code sequence, decoded up
+ * to the first byte that differs.
+ *
+ * These read the codes only as far as the answer needs, so codes after
+ * that point are not validated: they serve values that were validated
+ * when they were stored.  Ordering is memcmp's, then the shorter first,
+ * which is text's order under the C collation.
+ */
+#include "codec_internal.h"
+
+/* First differing byte of two words that differ, as the sign of a - b. */
+GSST_INLINE int
+word_order(uint64_t a, uint64_t b)
+{
+	unsigned	at = (unsigned) __builtin_ctzll(a ^ b) & ~7u;
+
+	return ((a >> at) & 0xFF) < ((b >> at) & 0xFF) ? GSST_ORDER_LESS : GSST_ORDER_GREATER;
+}
+
+int64_t
+gsst_decode_prefix(const gsst_table *table, const uint8_t *in, size_t in_len,
+				   uint8_t *out, size_t out_cap, size_t want)
+{
+	const uint8_t *end = in + in_len;
+	size_t		o = 0;
+
+	if (table == NULL || (in == NULL && in_len > 0) || out == NULL ||
+		want > SIZE_MAX - GSST_MAX_SYMBOL_LEN || out_cap < want + GSST_MAX_SYMBOL_LEN)
+		return GSST_ERR_ARG;
+	while (o < want && in < end)
+	{
+		unsigned	code = *in++;
+
+		if (code == GSST_ESCAPE)
+		{
+			if (in == end)
+				return GSST_ERR_DANGLING_ESCAPE;
+			out[o++] = *in++;
+		}
+		else
+		{
+			if (GSST_UNLIKELY(table->len[code] == 0))
+				return GSST_ERR_BAD_CODE;
+			/* o < want, so the 8 bytes end within want + 7 */
+			store_u64(out + o, table->symbol[code]);
+			o += table->len[code];
+		}
+	}
+	return (int64_t) o;
+}
+
+/*
+ * gsst_compare_text's loop.  With padded, the 8 bytes after the text are
+ * readable, so that every symbol compares as one word; without, a symbol
+ * that reaches within 8 bytes of the text's end compares byte by byte.
+ */
+GSST_INLINE int
+compare_text(const gsst_table *table, const uint8_t *in, size_t in_len,
+			 const uint8_t *text, size_t text_len, int *order, int padded)
+{
+	const uint8_t *end = in + in_len;
+	size_t		p = 0;
+
+	if (table == NULL || order == NULL || (in == NULL && in_len > 0) ||
+		(text == NULL && text_len > 0))
+		return GSST_ERR_ARG;
+	while (in < end)
+	{
+		unsigned	code = *in++;
+
+		if (code == GSST_ESCAPE)
+		{
+			if (in == end)
+				return GSST_ERR_DANGLING_ESCAPE;
+			if (p == text_len)
+			{
+				*order = GSST_ORDER_HAS_PREFIX;
+				return GSST_OK;
+			}
+			if (*in != text[p])
+			{
+				*order = *in < text[p] ? GSST_ORDER_LESS : GSST_ORDER_GREATER;
+				return GSST_OK;
+			}
+			in++;
+			p++;
+		}
+		else
+		{
+			unsigned	n = table->len[code];
+			uint64_t	sym = table->symbol[code];
+			size_t		left = text_len - p;
+			unsigned	both = n < left ? n : (unsigned) left;
+
+			if (GSST_UNLIKELY(n == 0))
+				return GSST_ERR_BAD_CODE;
+			if (padded || left >= 8)
+			{
+				uint64_t	mask = low_bytes_mask(both);
+				uint64_t	t = load_u64(text + p);
+
+				if ((sym ^ t) & mask)
+				{
+					*order = word_order(sym & mask, t & mask);
+					return GSST_OK;
+				}
+			}
+			else
+			{
+				for (unsigned i = 0; i < both; i++)
+				{
+					uint8_t		b = (uint8_t) (sym >> (8 * i));
+
+					if (b != text[p + i])
+					{
+						*order = b < text[p + i] ? GSST_ORDER_LESS : GSST_ORDER_GREATER;
+						return GSST_OK;
+					}
+				}
+			}
+			if (n > left)
+			{
+				*order = GSST_ORDER_HAS_PREFIX;
+				return GSST_OK;
+			}
+			p += n;
+		}
+	}
+	*order = p == text_len ? GSST_ORDER_EQUAL : GSST_ORDER_PREFIX_OF;
+	return GSST_OK;
+}
+
+int
+gsst_compare_text(const gsst_table *table, const uint8_t *in, size_t in_len,
+				  const uint8_t *text, size_t text_len, int *order)
+{
+	return compare_text(table, in, in_len, text, text_len, order, 0);
+}
+
+int
+gsst_compare_text_padded(const gsst_table *table, const uint8_t *in, size_t in_len,
+						 const uint8_t *text, size_t text_len, int *order)
+{
+	return compare_text(table, in, in_len, text, text_len, order, 1);
+}
+
+void
+gsst_first_code_verdicts(const gsst_table *table, const uint8_t *text,
+						 size_t text_len, int8_t verdict[256])
+{
+	for (unsigned c = 0; c < 256; c++)
+	{
+		unsigned	n = table->len[c];
+		unsigned	both = n < text_len ? n : (unsigned) text_len;
+		unsigned	i = 0;
+
+		verdict[c] = GSST_FIRST_UNKNOWN;
+		if (n == 0 || text_len == 0)
+			continue;
+		while (i < both && (uint8_t) (table->symbol[c] >> (8 * i)) == text[i])
+			i++;
+		if (i < both)
+			verdict[c] = (uint8_t) (table->symbol[c] >> (8 * i)) < text[i]
+				? GSST_FIRST_LESS : GSST_FIRST_GREATER;
+		else if (n >= text_len)
+			verdict[c] = GSST_FIRST_STARTS_WITH;
+	}
+}
+
+/* A code sequence decoded a window at a time. */
+typedef struct code_stream
+{
+	const gsst_table *table;
+	const uint8_t *in;
+	const uint8_t *end;
+	size_t		have;			/* decoded bytes in buf not compared yet */
+	uint8_t		buf[32 + 8 * GSST_MAX_SYMBOL_LEN];
+} code_stream;
+
+#define STREAM_FILL 32
+
+/*
+ * Decode until STREAM_FILL bytes wait or the codes end; 0 or < 0.  The
+ * position and count live in locals while the loop runs: stores into buf
+ * may alias the struct, which would keep them in memory.
+ */
+GSST_INLINE int
+stream_fill(code_stream *s)
+{
+	const uint64_t *symbol = s->table->symbol;
+	const uint8_t *len = s->table->len;
+	const uint8_t *in = s->in;
+	const uint8_t *end = s->end;
+	uint8_t    *buf = s->buf;
+	size_t		have = s->have;
+	int			rc = GSST_OK;
+
+	while (have < STREAM_FILL && in < end)
+	{
+		unsigned	code;
+
+		/* 8 codes at once when none is an escape (have < 32: room for 64 more) */
+		if (end - in >= 8)
+		{
+			uint64_t	w = load_u64(in);
+			uint64_t	inv = ~w;
+
+			if (((inv - 0x0101010101010101ull) & w & 0x8080808080808080ull) == 0)
+			{
+				unsigned	unused = 0;
+
+				for (int i = 0; i < 8; i++)
+				{
+					unsigned	c = (unsigned) (w >> (8 * i)) & 0xFF;
+
+					store_u64(buf + have, symbol[c]);
+					have += len[c];
+					unused |= len[c] == 0;
+				}
+				if (GSST_UNLIKELY(unused))
+				{
+					rc = GSST_ERR_BAD_CODE;
+					break;
+				}
+				in += 8;
+				continue;
+			}
+		}
+		code = *in++;
+
+		if (code == GSST_ESCAPE)
+		{
+			if (in == end)
+			{
+				rc = GSST_ERR_DANGLING_ESCAPE;
+				break;
+			}
+			buf[have++] = *in++;
+		}
+		else
+		{
+			if (GSST_UNLIKELY(len[code] == 0))
+			{
+				rc = GSST_ERR_BAD_CODE;
+				break;
+			}
+			store_u64(buf + have, symbol[code]);
+			have += len[code];
+		}
+	}
+	s->in = in;
+	s->have = have;
+	return rc;
+}
+
+int
+gsst_compare_codes(const gsst_table *ta, const uint8_t *a, size_t a_len,
+				   const gsst_table *tb, const uint8_t *b, size_t b_len,
+				   int *order)
+{
+	code_stream sa;
+	code_stream sb;
+
+	if (ta == NULL || tb == NULL || order == NULL ||
+		(a == NULL && a_len > 0) || (b == NULL && b_len > 0))
+		return GSST_ERR_ARG;
+	sa.table = ta, sa.in = a, sa.end = a + a_len, sa.have = 0;
+	sb.table = tb, sb.in = b, sb.end = b + b_len, sb.have = 0;
+	for (;;)
+	{
+		int			rc;
+		size_t		m;
+		int			c;
+
+		if ((rc = stream_fill(&sa)) < 0 || (rc = stream_fill(&sb)) < 0)
+			return rc;
+		m = sa.have < sb.have ? sa.have : sb.have;
+		if (m == 0)
+		{
+			/* one has ended: the other is longer, or both are equal */
+			*order = sa.have > 0 ? GSST_ORDER_HAS_PREFIX
+				: sb.have > 0 ? GSST_ORDER_PREFIX_OF : GSST_ORDER_EQUAL;
+			return GSST_OK;
+		}
+		c = memcmp(sa.buf, sb.buf, m);
+		if (c != 0)
+		{
+			*order = c < 0 ? GSST_ORDER_LESS : GSST_ORDER_GREATER;
+			return GSST_OK;
+		}
+		sa.have -= m;
+		sb.have -= m;
+		memmove(sa.buf, sa.buf + m, sa.have);
+		memmove(sb.buf, sb.buf + m, sb.have);
+	}
+}
