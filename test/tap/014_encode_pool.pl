@@ -3,7 +3,8 @@
 # Without a GPU, gsst.load hands its batches to up to
 # max_parallel_maintenance_workers background workers.  The same rows
 # loaded with and without them must be stored with the same bytes, which
-# are per-row encoding's.  Without a free parallel worker the load runs
+# are per-row encoding's, also for values of several megabytes (answers
+# far larger than a worker's queue).  Without a free parallel worker the load runs
 # alone; an encoder terminated in the middle leaves its chunk to the
 # backend; a cancelled load takes its encoders and their shared memory
 # with it.
@@ -75,6 +76,31 @@ is(sql("SET max_parallel_workers = 0; SET max_parallel_maintenance_workers = 4;
 	'200000', 'a load while max_parallel_workers is 0');
 is(encoders_used($log_at), 0, 'had no encoder worker');
 is(differing(2000000), '200000 0', 'and stored the same bytes');
+
+# values of several megabytes: answers far larger than a worker's queue
+sql(q{
+	CREATE TABLE big_src AS
+	  SELECT g AS id,
+	         CASE WHEN g % 50 = 0
+	              THEN (SELECT string_agg(md5((g * 100000 + i)::text) || ' order ' || i, ' ')
+	                    FROM generate_series(1, 60000) i)
+	              ELSE 'order ' || g || ': ' || md5(g::text) END AS c
+	  FROM generate_series(1, 200) g;
+	CREATE TABLE big_t (id int, c text COMPRESSION gsst);
+	INSERT INTO big_t SELECT id, c FROM big_src WHERE id <= 20;
+});
+sql("SELECT gsst.train('big_t', 'c')");
+# only loaded rows stay, all to be encoded with the trained dictionary
+sql("DELETE FROM big_t");
+$log_at = -s $node->logfile;
+like(sql("SET max_parallel_maintenance_workers = 2;
+          SELECT gsst.load('big_t', 'SELECT id + 1000, c FROM big_src', 100)"),
+	qr/^200$/m, 'a load of values of several megabytes');
+like(slurp_file($node->logfile, $log_at), qr/gsst\.load: 200 rows, .* with 2 encoder workers/,
+	'through the encoder workers');
+is(sql("SELECT count(*) FROM big_t b JOIN big_src s ON b.id = s.id + 1000 WHERE b.c::text IS DISTINCT FROM s.c"),
+	'0', 'they read back as they were loaded');
+is(gsst_mismatches($node, 'big_t'), '0', 'stored as per-row encoding stores them');
 
 # a source that reads slowly, so that the load is caught in the middle
 my $slow = q{SELECT id + %d, c FROM src WHERE id %% 20000 <> 1 OR pg_sleep(0.3) IS NOT NULL};
