@@ -97,27 +97,16 @@ gsst_batch_reset(GsstBatch *batch)
 }
 
 /*
- * Set the table a column is encoded with (table_id 0: none, values stay
- * raw).  The encoder must stay valid as long as the batch.
+ * Encode the column's values, those it holds and those to come, with
+ * table_id (0, or no encoder: none, values stay raw).  The encoder must
+ * stay valid as long as the batch.
  */
 void
-gsst_batch_set_table(GsstBatchColumn *col, int32 family, uint32 table_id,
+gsst_batch_use_table(GsstBatchColumn *col, uint32 table_id,
 					 const gsst_encoder *encoder, MemoryContext cxt)
 {
-	col->family = family;
 	col->table_id = encoder ? table_id : 0;
 	col->encoder = encoder;
-	/* a reset batch keeps its buffers */
-	if (col->offsets == NULL)
-	{
-		col->capacity = 1024;
-		col->offsets = MemoryContextAlloc(cxt, sizeof(uint64) * (col->capacity + 1));
-		col->data_cap = 64 * 1024;
-		col->data = MemoryContextAllocHuge(cxt, col->data_cap);
-	}
-	col->offsets[0] = 0;
-	col->len = 0;
-	col->nvalues = 0;
 	if (encoder)
 	{
 		int			n;
@@ -129,6 +118,26 @@ gsst_batch_set_table(GsstBatchColumn *col, int32 family, uint32 table_id,
 			elog(ERROR, "could not serialize gsst table %u: %s", table_id, gsst_strerror(n));
 		col->table_len = n;
 	}
+}
+
+/* Empty a column of a family for values encoded with table_id. */
+void
+gsst_batch_set_table(GsstBatchColumn *col, int32 family, uint32 table_id,
+					 const gsst_encoder *encoder, MemoryContext cxt)
+{
+	col->family = family;
+	/* a reset batch keeps its buffers */
+	if (col->offsets == NULL)
+	{
+		col->capacity = 1024;
+		col->offsets = MemoryContextAlloc(cxt, sizeof(uint64) * (col->capacity + 1));
+		col->data_cap = 64 * 1024;
+		col->data = MemoryContextAllocHuge(cxt, col->data_cap);
+	}
+	col->offsets[0] = 0;
+	col->len = 0;
+	col->nvalues = 0;
+	gsst_batch_use_table(col, table_id, encoder, cxt);
 }
 
 /* Append a value; returns its index in the column. */

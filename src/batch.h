@@ -89,6 +89,8 @@ extern GsstBatch *gsst_batch_create(MemoryContext parent, int ncolumns);
 extern void gsst_batch_set_table(GsstBatchColumn *col, int32 family,
 								 uint32 table_id, const gsst_encoder *encoder,
 								 MemoryContext cxt);
+extern void gsst_batch_use_table(GsstBatchColumn *col, uint32 table_id,
+								 const gsst_encoder *encoder, MemoryContext cxt);
 extern int	gsst_batch_add(GsstBatchColumn *col, const char *data, Size len);
 extern Size gsst_batch_raw_bytes(const GsstBatch *batch);
 extern void gsst_batch_submit(GsstBatch *batch);

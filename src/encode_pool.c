@@ -166,7 +166,7 @@ gsst_encode_pool_size(const GsstEncodePool *pool)
  * leaves them NULL, for gsst_batch_finish to encode, and takes no more.
  */
 static void
-receive_chunk(GsstEncodePool *pool, PoolWorker *w)
+receive_chunk(PoolWorker *w)
 {
 	PoolChunk  *chunk = &w->chunk;
 	GsstBatchColumn *col = &chunk->batch->columns[chunk->column];
@@ -263,7 +263,7 @@ next_worker(GsstEncodePool *pool)
 
 		pool->next = (pool->next + 1) % pool->nworkers;
 		if (w->busy)
-			receive_chunk(pool, w);
+			receive_chunk(w);
 		if (w->alive)
 			return w;
 	}
@@ -315,7 +315,7 @@ gsst_encode_pool_collect(GsstEncodePool *pool, GsstBatch *batch)
 		PoolWorker *w = &pool->workers[i];
 
 		if (w->busy && w->chunk.batch == batch)
-			receive_chunk(pool, w);
+			receive_chunk(w);
 	}
 }
 

@@ -243,13 +243,8 @@ make_load_batch(LoadPlan *lp, SPITupleTable *tuptable, uint64 nrows, MemoryConte
 			if (gc->table_id != 0)
 			{
 				/* the values gathered so far go with the new table */
-				GsstBatchColumn *col = &encode->columns[c];
-
-				col->table_id = gc->table_id;
-				col->encoder = gc->encoder;
-				col->table_bytes = palloc(GSST_TABLE_MAX_BYTES);
-				col->table_len = gsst_table_serialize(&gc->encoder->table, col->table_bytes,
-													  GSST_TABLE_MAX_BYTES);
+				gsst_batch_use_table(&encode->columns[c], gc->table_id, gc->encoder,
+									 encode->cxt);
 			}
 		}
 		lp->may_learn = false;
