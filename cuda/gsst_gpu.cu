@@ -417,6 +417,42 @@ k_selected_len(gg_decode_args a, uint64_t *lens)
 		lens[t] = 0;
 }
 
+/*
+ * Selected values of a version 2 tile read through its index: a thread per
+ * value finds its offsets through its block (gg_v2_value_offsets), and
+ * keeps its raw length for the output's prefix sum and its code offset and
+ * length for the decoder (code length UINT64_MAX: malformed, which the
+ * decoder's one-thread fallback reports).
+ */
+__global__ void
+k_selected_v2(gg_decode_args a, uint64_t *lens, uint64_t *sel_c, uint64_t *sel_nc)
+{
+	uint64_t	t = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
+	uint64_t	c0,
+				c1,
+				r0,
+				r1;
+
+	if (t > a.nsel)
+		return;
+	if (t == a.nsel)
+	{
+		lens[t] = 0;
+		return;
+	}
+	if (a.sel[t] < a.n && gg_v2_value_offsets(&a, a.sel[t], &c0, &c1, &r0, &r1) == GSST_OK)
+	{
+		lens[t] = r1 - r0;
+		sel_c[t] = c0;
+		sel_nc[t] = c1 - c0;
+	}
+	else
+	{
+		lens[t] = 0;
+		sel_nc[t] = UINT64_MAX;
+	}
+}
+
 /* ---- warp-cooperative decoding ---- */
 
 #define WARP_SPLIT_THREADS 128
@@ -701,19 +737,16 @@ wide_append(const dec_smem &dec, uint64_t w0, uint64_t w1, uint32_t kl, const ui
 /*
  * Check the starts of values *vn .. vlast-1 that lie in this step's codes
  * [cs, step_end): each must be where the output has reached exactly the
- * value's raw offset, and (narrow steps) not an escaped literal.  The
- * first 64 offsets (pre_vc/vr: 32, pre_vc2/vr2: the next 32) were loaded by
- * the caller when the source says so (Src::preload).  Output
+ * value's raw offset, and (narrow steps) not an escaped literal.  What
+ * the first 64 starts need was loaded by the caller (Src::preload).  Output
  * offsets: base + e of the owning lane, plus, in a wide step, the owner's
  * running sum in cum.  Value starts are sorted (the run scan checked).
  */
 template <class Src>
 __device__ __forceinline__ int
-check_value_starts(const Src &src, uint64_t *vn, uint64_t vlast, typename Src::pos cs,
+check_value_starts(Src &src, uint64_t *vn, uint64_t vlast, typename Src::pos cs,
 				   typename Src::pos step_end, typename Src::pos base, bool wide, uint32_t e,
-				   const uint4 *cum, uint32_t lit_mask, typename Src::pos pre_vc,
-				   typename Src::pos pre_vr, typename Src::pos pre_vc2,
-				   typename Src::pos pre_vr2, unsigned lane)
+				   const uint4 *cum, uint32_t lit_mask, const typename Src::pre &pre, unsigned lane)
 {
 	typedef typename Src::pos P;
 
@@ -721,10 +754,9 @@ check_value_starts(const Src &src, uint64_t *vn, uint64_t vlast, typename Src::p
 	{
 		uint64_t	i = *vn + lane;
 		bool		inr = i < vlast;
-		P			vc = Src::preload && it == 0 ? pre_vc : Src::preload && it == 1 ? pre_vc2 :
-			inr ? src.vc(i) : 0;
-		P			vr = Src::preload && it == 0 ? pre_vr : Src::preload && it == 1 ? pre_vr2 :
-			inr ? src.vr(i) : 0;
+		P			vc,
+					vr;
+		bool		broken = src.starts(pre, it, i, inr, &vc, &vr);
 		bool		here = inr && vc < step_end;
 		uint32_t	m = __ballot_sync(FULL_MASK, here);
 		uint32_t	off = here && vc >= cs ? (uint32_t) (vc - cs) : 0;
@@ -740,10 +772,12 @@ check_value_starts(const Src &src, uint64_t *vn, uint64_t vlast, typename Src::p
 
 			pos += (word >> (8 * (j & 3))) & 0xFF;
 		}
-		bad = here && (vc < cs || base + pos != vr || (!wide && ((lit_mask >> off) & 1)));
+		bad = broken ||
+			(here && (vc < cs || base + pos != vr || (!wide && ((lit_mask >> off) & 1))));
 		if (__any_sync(FULL_MASK, bad))
 			return GSST_ERR_LENGTH;
 		*vn += __popc(m);
+		src.advance(__popc(m));
 		if (m != FULL_MASK)
 			break;
 	}
@@ -880,6 +914,323 @@ entry(const uint8_t *base, uint64_t i)
 }
 
 /*
+ * ---- reading a version 2 index directly ----
+ *
+ * A warp walks consecutive values with a cursor: the start (comp, raw) of
+ * its next value and the index of its first long entry.  A group of 32
+ * values, one per lane, gets its offsets from the cursor and a warp scan of
+ * their length bytes: one scan of cl | rl << 16 when no value of the group
+ * is long (32 x 254 fits 16 bits), else two scans of the lengths, long
+ * values taking theirs from the long list.  The kernels check every rule
+ * of the index (lengths, long entries, block sums, the sentinels) on the
+ * blocks they read, each block once (v2_check_blocks); the decoders need
+ * only what keeps them inside the tile and the output: a long entry that
+ * exists, and sums that do not wrap.
+ */
+
+/* value i's length bytes as cl | rl << 16; 0 for i >= N */
+__device__ __forceinline__ uint32_t
+v2_packed(const gg_decode_args *a, uint64_t i)
+{
+	if (i >= a->n)
+		return 0;
+	return (uint32_t) __ldg(a->clens + i) | (uint32_t) __ldg(a->rlens + i) << 16;
+}
+
+template <class P>
+struct v2_cursor
+{
+	P			c,
+				r,
+				k;
+};
+
+/* the offsets of the 32 values from a cursor's, one per lane */
+template <class P>
+struct v2_group
+{
+	P			c0,
+				r0,
+				c1,
+				r1;
+	uint32_t	longs;			/* ballot of long values */
+	bool		bad;			/* this lane: its long entry missing or broken, or a sum wrapped */
+};
+
+template <class P>
+__device__ __forceinline__ P
+warp_exclusive_sum_p(P x, unsigned lane)
+{
+	if (sizeof(P) == 4)
+	{
+		uint32_t	total;
+
+		return (P) warp_exclusive_sum((uint32_t) x, lane, &total);
+	}
+	return (P) warp_exclusive_sum64((uint64_t) x, lane);
+}
+
+template <uint32_t W>
+__device__ __forceinline__ void
+v2_group_of(const gg_decode_args *a, const v2_cursor<typename pos_of<W>::type> &cur, uint32_t pk,
+			unsigned lane, v2_group<typename pos_of<W>::type> *g)
+{
+	typedef typename pos_of<W>::type P;
+	uint32_t	cl8 = pk & 0xFF,
+				rl8 = pk >> 16;
+	bool		is_long = rl8 == GSST_TILE_LONG;
+
+	g->longs = __ballot_sync(FULL_MASK, is_long);
+	g->bad = false;
+	if (g->longs == 0)
+	{
+		uint32_t	total;
+		uint32_t	ex = warp_exclusive_sum(pk, lane, &total);
+
+		g->c0 = cur.c + (P) (ex & 0xFFFF);
+		g->r0 = cur.r + (P) (ex >> 16);
+		g->c1 = g->c0 + (P) cl8;
+		g->r1 = g->r0 + (P) rl8;
+	}
+	else
+	{
+		P			cl = cl8,
+					rl = rl8;
+
+		if (is_long)
+		{
+			P			kk = cur.k + (P) __popc(g->longs & ((1u << lane) - 1));
+
+			if (cl8 != GSST_TILE_LONG || kk >= a->layout.nlongs)
+			{
+				g->bad = true;
+				cl = rl = 0;
+			}
+			else
+			{
+				const uint8_t *e = a->tile + a->layout.longs_at + (uint64_t) kk * 2 * W;
+
+				cl = (P) entry<W>(e, 0);
+				rl = (P) entry<W>(e, 1);
+				g->bad = rl < GSST_TILE_LONG || cl > rl;
+			}
+		}
+		g->c0 = cur.c + warp_exclusive_sum_p<P>(cl, lane);
+		g->r0 = cur.r + warp_exclusive_sum_p<P>(rl, lane);
+		g->c1 = g->c0 + cl;
+		g->r1 = g->r0 + rl;
+	}
+	/* the first lane whose sum passes 2^(8W) wraps in its own add */
+	g->bad |= g->c1 < g->c0 || g->r1 < g->r0;
+}
+
+/* move the cursor past the group's first n values (1..32, warp-uniform) */
+template <class P>
+__device__ __forceinline__ void
+v2_advance(v2_cursor<P> *cur, const v2_group<P> &g, unsigned n)
+{
+	cur->c = __shfl_sync(FULL_MASK, g.c1, n - 1);
+	cur->r = __shfl_sync(FULL_MASK, g.r1, n - 1);
+	cur->k += (P) __popc(n >= 32 ? g.longs : g.longs & ((1u << n) - 1));
+}
+
+/* block b's entry, field f (0 comp, 1 raw, 2 long) */
+template <uint32_t W>
+__device__ __forceinline__ uint64_t
+v2_block_field(const gg_decode_args *a, uint64_t b, unsigned f)
+{
+	return entry<W>(a->tile + a->layout.blocks_at, 3 * b + f);
+}
+
+/*
+ * The cursor at value v (<= N): its block's entry, then the values of the
+ * block before v.  Returns false (warp-uniform) when the entry lies beyond
+ * the tile's sizes or a value's lengths are unreadable.
+ */
+template <uint32_t W>
+__device__ __forceinline__ bool
+v2_seek(const gg_decode_args *a, uint64_t v, unsigned lane, v2_cursor<typename pos_of<W>::type> *cur)
+{
+	typedef typename pos_of<W>::type P;
+	uint64_t	b = v / GSST_TILE_BLOCK_VALUES,
+				u = b * GSST_TILE_BLOCK_VALUES;
+	uint64_t	c = v2_block_field<W>(a, b, 0),
+				r = v2_block_field<W>(a, b, 1),
+				k = v2_block_field<W>(a, b, 2);
+	bool		ok = c <= a->code_bytes && r <= a->raw_bytes && k <= a->layout.nlongs;
+
+	cur->c = (P) c;
+	cur->r = (P) r;
+	cur->k = (P) k;
+	while (ok && u < v)
+	{
+		unsigned	n = v - u < 32 ? (unsigned) (v - u) : 32u;
+		v2_group<P> g;
+
+		v2_group_of<W>(a, *cur, lane < n ? v2_packed(a, u + lane) : 0, lane, &g);
+		ok = !__any_sync(FULL_MASK, g.bad);
+		v2_advance(cur, g, n);
+		u += n;
+	}
+	return ok;
+}
+
+/* block b value by value (v2_check_blocks) */
+__device__ __forceinline__ void
+v2_check_block_slow(const gg_decode_args *a, uint64_t b, unsigned lane)
+{
+	const gsst_tile_layout *l = &a->layout;
+	uint64_t	c0,
+				r0,
+				k0,
+				code_sum,
+				raw_sum,
+				first;
+	uint32_t	total;
+	uint32_t	longs = gg_v2_expand_lane_longs(a->tile, l, b, lane);
+	uint32_t	count = gg_v2_lane_values(l, b, lane, &first);
+	uint64_t	block_end = b * GSST_TILE_BLOCK_VALUES + GSST_TILE_BLOCK_VALUES;
+	uint64_t	long_at,
+				ce,
+				re;
+	int			bad;
+
+	gg_v2_block_start(a->tile, l, b, &c0, &r0, &k0);
+	long_at = k0 + warp_exclusive_sum(longs, lane, &total);
+	bad = gg_v2_expand_lane_sums(a->tile, l, a->raw_bytes, b, lane, long_at, &code_sum, &raw_sum);
+	ce = c0 + warp_exclusive_sum64(code_sum, lane) + code_sum;
+	re = r0 + warp_exclusive_sum64(raw_sum, lane) + raw_sum;
+	if (block_end > l->nvalues)
+		block_end = l->nvalues;
+	if (count > 0 && first + count == block_end)
+		bad |= ce != gsst_tile_block_field(a->tile, l, b + 1, 0) ||
+			re != gsst_tile_block_field(a->tile, l, b + 1, 1) ||
+			long_at + longs != gsst_tile_block_field(a->tile, l, b + 1, 2);
+	if (__any_sync(FULL_MASK, bad))
+	{
+		if (lane == 0)
+			gg_set_error(a->err, GSST_ERR_OFFSET, 2, b * GSST_TILE_BLOCK_VALUES);
+	}
+}
+
+/* 4 bytes from p on, as a little-endian word (p may be unaligned; p + 7 readable) */
+__device__ __forceinline__ uint32_t
+v2_load4(const uint8_t *p)
+{
+	uintptr_t	at = (uintptr_t) p;
+	const uint32_t *w = (const uint32_t *) (at & ~(uintptr_t) 3);
+
+	if ((at & 3) == 0)
+		return __ldg(w);
+	return __funnelshift_r(__ldg(w), __ldg(w + 1), 8 * (unsigned) (at & 3));
+}
+
+/*
+ * Block b without long values, a lane per 4 values in SIMD bytes: no raw
+ * length byte 255, no code length above its raw length, and the block's
+ * sums from its entry give the next entry (the long field unchanged).
+ * Returns 1 when the block breaks a rule, 0 when it is good, -1 when it
+ * has long values (or R < 254, where a length byte may pass R): the
+ * caller then checks it value by value.  Warp-uniform.  From block 0's
+ * (0, 0, 0) on, entries that are sums of such lengths never wrap, and the
+ * sentinel (C, R, L) bounds them all, as gsst_tile_open's checks do.
+ */
+template <uint32_t W>
+__device__ __forceinline__ int
+v2_check_block_fast(const gg_decode_args *a, uint64_t b, unsigned lane)
+{
+	uint64_t	first = b * GSST_TILE_BLOCK_VALUES + 4 * lane;
+	uint32_t	cl = 0,
+				rl = 0;
+	bool		bad;
+
+	if (a->raw_bytes < GSST_TILE_LONG - 1)
+		return -1;
+	if (first < a->n)
+	{
+		uint32_t	count = a->n - first < 4 ? (uint32_t) (a->n - first) : 4u;
+		uint32_t	keep = count == 4 ? 0xFFFFFFFFu : (1u << (8 * count)) - 1;
+
+		cl = v2_load4(a->clens + first) & keep;
+		rl = v2_load4(a->rlens + first) & keep;
+	}
+	if (__any_sync(FULL_MASK, __vcmpeq4(rl, 0xFFFFFFFFu) != 0))
+		return -1;
+	bad = __vcmpgtu4(cl, rl) != 0;
+	{
+		uint64_t	tc = __reduce_add_sync(FULL_MASK, __vsadu4(cl, 0));
+		uint64_t	tr = __reduce_add_sync(FULL_MASK, __vsadu4(rl, 0));
+
+		if (lane == 0)
+			bad |= v2_block_field<W>(a, b, 0) + tc != v2_block_field<W>(a, b + 1, 0) ||
+				v2_block_field<W>(a, b, 1) + tr != v2_block_field<W>(a, b + 1, 1) ||
+				v2_block_field<W>(a, b, 2) != v2_block_field<W>(a, b + 1, 2);
+	}
+	return __any_sync(FULL_MASK, bad) ? 1 : 0;
+}
+
+/*
+ * Check blocks [b0, b1) as gsst_tile_open does (every value's lengths and
+ * long entry, and each block adding up to the next one's entry): blocks
+ * without long values in SIMD bytes, others a lane per 4 values through
+ * the codec's rules; the first failing block goes to the error record.
+ */
+template <uint32_t W>
+__device__ __forceinline__ void
+v2_check_blocks(const gg_decode_args *a, uint64_t b0, uint64_t b1, unsigned lane)
+{
+	const gsst_tile_layout *l = &a->layout;
+
+	if (b1 > l->nblocks)
+		b1 = l->nblocks;
+	for (uint64_t b = b0; b < b1; b++)
+	{
+		int			fast = v2_check_block_fast<W>(a, b, lane);
+
+		if (fast == 0)
+			continue;
+		if (fast == 1)
+		{
+			if (lane == 0)
+				gg_set_error(a->err, GSST_ERR_OFFSET, 2, b * GSST_TILE_BLOCK_VALUES);
+			return;
+		}
+		v2_check_block_slow(a, b, lane);
+	}
+}
+
+/*
+ * What ties the index to the header (lane 0 of one warp): block 0 is
+ * (0, 0, 0) and the sentinel entry (C, R, L); with splits, split 0 is
+ * (0, 0, 0) and the split sentinel (N, C, R), so that the splits' values
+ * cover every block.
+ */
+__device__ __forceinline__ void
+v2_check_ends(const gg_decode_args *a, bool splits)
+{
+	const gsst_tile_layout *l = &a->layout;
+	bool		bad = gsst_tile_block_field(a->tile, l, 0, 0) != 0 ||
+		gsst_tile_block_field(a->tile, l, 0, 1) != 0 || gsst_tile_block_field(a->tile, l, 0, 2) != 0 ||
+		gsst_tile_block_field(a->tile, l, l->nblocks, 0) != a->code_bytes ||
+		gsst_tile_block_field(a->tile, l, l->nblocks, 1) != a->raw_bytes ||
+		gsst_tile_block_field(a->tile, l, l->nblocks, 2) != l->nlongs;
+
+	if (!bad && splits && a->nsplits > 0)
+	{
+		uint64_t	v,
+					c,
+					r;
+
+		gg_read_split(a, 0, &v, &c, &r);
+		bad = v != 0 || c != 0 || r != 0;
+		gg_read_split(a, a->nsplits, &v, &c, &r);
+		bad |= v != a->n || c != a->code_bytes || r != a->raw_bytes;
+	}
+	if (bad)
+		gg_set_error(a->err, GSST_ERR_OFFSET, 2, 0);
+}
+
+/*
  * Where a run's codes and its value starts come from.  src_tile: the tile
  * in global memory, value i's offsets from its index.  src_gathered: codes
  * that decode_values gathered value by value into shared memory, with
@@ -909,8 +1260,6 @@ struct code_chunks
 template <uint32_t W>
 struct src_tile
 {
-	/* the run decoder loads a step's first offsets early, to hide the latency */
-	static constexpr bool preload = true;
 	typedef typename pos_of<W>::type pos;
 	const gg_decode_args *a;
 
@@ -956,12 +1305,90 @@ struct src_tile
 	{
 		return entry<W>(a->raw, i);
 	}
+
+	/* a step's first 64 value starts, loaded ahead */
+	struct pre
+	{
+		pos			vc,
+					vr,
+					vc2,
+					vr2;
+	};
+	__device__ __forceinline__ void preload(uint64_t vn, uint64_t vlast, unsigned lane, pre *p) const
+	{
+		p->vc = p->vr = p->vc2 = p->vr2 = 0;
+		if (vn + lane < vlast)
+		{
+			p->vc = vc(vn + lane);
+			p->vr = vr(vn + lane);
+		}
+		if (vn + 32 + lane < vlast)
+		{
+			p->vc2 = vc(vn + 32 + lane);
+			p->vr2 = vr(vn + 32 + lane);
+		}
+	}
+	/* the starts of value i (the it-th group of 32 of a step); true: malformed */
+	__device__ __forceinline__ bool starts(const pre &p, unsigned it, uint64_t i, bool inr,
+										   pos *c, pos *r)
+	{
+		*c = it == 0 ? p.vc : it == 1 ? p.vc2 : inr ? vc(i) : 0;
+		*r = it == 0 ? p.vr : it == 1 ? p.vr2 : inr ? vr(i) : 0;
+		return false;
+	}
+	/* the group's first n values are done */
+	__device__ __forceinline__ void advance(unsigned n)
+	{
+		(void) n;
+	}
+};
+
+/*
+ * A version 2 tile's codes, its value starts from a cursor (the start of
+ * the next value whose start is asked for): the step's first 64 values'
+ * length bytes are loaded ahead.
+ */
+template <uint32_t W>
+struct src_tile_v2 : src_tile<W>
+{
+	typedef typename pos_of<W>::type pos;
+	v2_cursor<pos> cur;
+	v2_group<pos> g;
+
+	__device__	__forceinline__ src_tile_v2(const gg_decode_args *args, const v2_cursor<pos> &at)
+		: src_tile<W>(args), cur(at)
+	{
+	}
+	struct pre
+	{
+		uint32_t	pk,
+					pk2;
+	};
+	__device__ __forceinline__ void preload(uint64_t vn, uint64_t vlast, unsigned lane, pre *p) const
+	{
+		p->pk = vn + lane < vlast ? v2_packed(this->a, vn + lane) : 0;
+		p->pk2 = vn + 32 + lane < vlast ? v2_packed(this->a, vn + 32 + lane) : 0;
+	}
+	__device__ __forceinline__ bool starts(const pre &p, unsigned it, uint64_t i, bool inr,
+										   pos *c, pos *r)
+	{
+		uint32_t	pk = it == 0 ? p.pk : it == 1 ? p.pk2 : inr ? v2_packed(this->a, i) : 0;
+
+		v2_group_of<W>(this->a, cur, pk, threadIdx.x & 31, &g);
+		*c = g.c0;
+		*r = g.r0;
+		return inr && g.bad;
+	}
+	__device__ __forceinline__ void advance(unsigned n)
+	{
+		if (n > 0)
+			v2_advance(&cur, g, n);
+	}
 };
 
 struct src_gathered
 {
-	/* offsets in shared memory: loading them early only costs registers */
-	static constexpr bool preload = false;
+	/* offsets in shared memory: nothing to load early */
 	typedef uint32_t pos;
 	const uint8_t *buf;			/* 16-aligned, readable 32 bytes past the codes */
 	const uint32_t *vcs;		/* value k starts at buf[vcs[k]] */
@@ -999,6 +1426,23 @@ struct src_gathered
 	{
 		return vrs[k];
 	}
+
+	struct pre
+	{
+	};
+	__device__ __forceinline__ void preload(uint64_t, uint64_t, unsigned, pre *) const
+	{
+	}
+	__device__ __forceinline__ bool starts(const pre &, unsigned, uint64_t i, bool inr, pos *c,
+										   pos *r) const
+	{
+		*c = inr ? vc(i) : 0;
+		*r = inr ? vr(i) : 0;
+		return false;
+	}
+	__device__ __forceinline__ void advance(unsigned) const
+	{
+	}
 };
 
 /*
@@ -1015,7 +1459,7 @@ struct src_gathered
  */
 template <class Src>
 __device__ __forceinline__ int
-warp_decode_run(const dec_smem &dec, const Src &src, warp_stage *o, uint4 *cum,
+warp_decode_run(const dec_smem &dec, Src &src, warp_stage *o, uint4 *cum,
 				typename Src::pos c, typename Src::pos c_end, typename Src::pos r,
 				typename Src::pos expect, uint64_t vn, uint64_t vlast, unsigned lane)
 {
@@ -1027,21 +1471,9 @@ warp_decode_run(const dec_smem &dec, const Src &src, warp_stage *o, uint4 *cum,
 	while (c < c_end)
 	{
 		/* the first value starts to check, loaded early: the step hides the latency */
-		P			pre_vc = 0,
-					pre_vr = 0,
-					pre_vc2 = 0,
-					pre_vr2 = 0;
+		typename Src::pre pre;
 
-		if (Src::preload && vn + lane < vlast)
-		{
-			pre_vc = src.vc(vn + lane);
-			pre_vr = src.vr(vn + lane);
-		}
-		if (Src::preload && vn + 32 + lane < vlast)
-		{
-			pre_vc2 = src.vc(vn + 32 + lane);
-			pre_vr2 = src.vr(vn + 32 + lane);
-		}
+		src.preload(vn, vlast, lane, &pre);
 		if (!carry)
 		{
 			P			left = c_end - c;
@@ -1087,7 +1519,7 @@ warp_decode_run(const dec_smem &dec, const Src &src, warp_stage *o, uint4 *cum,
 					wide_append<false>(dec, w0, w1, kl, cw, sum, o->stg, o->fill + e);
 				__syncwarp();
 				rc = check_value_starts(src, &vn, vlast, c, c + n, r + produced, true, e, cum, 0,
-										pre_vc, pre_vr, pre_vc2, pre_vr2, lane);
+										pre, lane);
 				if (rc != GSST_OK)
 					return rc;
 				o->fill += total;
@@ -1154,7 +1586,7 @@ narrow:
 			if (produced + total > expect)
 				return GSST_ERR_LENGTH;
 			rc = check_value_starts(src, &vn, vlast, c, c + w, r + produced, false, excl, cum,
-									lit_mask, pre_vc, pre_vr, pre_vc2, pre_vr2, lane);
+									lit_mask, pre, lane);
 			if (rc != GSST_OK)
 				return rc;
 			for (uint32_t b = 0; b < len; b++)
@@ -1176,10 +1608,15 @@ narrow:
 	{
 		uint64_t	i = vn + lane;
 		bool		inr = i < vlast;
-		bool		bad = inr && (src.vc(i) != c_end || src.vr(i) != r + expect);
+		typename Src::pre none = {};
+		P			vc,
+					vr;
+		bool		broken = src.starts(none, 2, i, inr, &vc, &vr);
+		bool		bad = inr && (broken || vc != c_end || vr != r + expect);
 
 		if (__any_sync(FULL_MASK, bad))
 			return GSST_ERR_LENGTH;
+		src.advance(vlast - vn < 32 ? (unsigned) (vlast - vn) : 32u);
 		vn += 32;
 	}
 	return GSST_OK;
@@ -1235,7 +1672,7 @@ fetch_window(const gg_decode_args *a, uint64_t v, unsigned lane,
 template <class P>
 __device__ __forceinline__ void
 eval_window(const gg_decode_args *a, const window_entries<P> *e, uint64_t v, bool first,
-			P c, P r, P c1, P r1, unsigned lane, warp_window<P> *w)
+			P c, P r, P c1, P r1, unsigned lane, warp_window<P> *w, bool broken = false)
 {
 	uint64_t	vv = v + lane;
 	P			vc0 = e->vc0,
@@ -1258,7 +1695,7 @@ eval_window(const gg_decode_args *a, const window_entries<P> *e, uint64_t v, boo
 	rs = special ? r : vr0;
 	w->ce = vc1 < c1 ? vc1 : c1;
 	w->re = vr1 < r1 ? vr1 : r1;
-	w->m_bad = __ballot_sync(FULL_MASK, exists && (vc1 < vc0 || vr1 < vr0 ||
+	w->m_bad = __ballot_sync(FULL_MASK, exists && (broken || vc1 < vc0 || vr1 < vr0 ||
 												   vc1 - vc0 > vr1 - vr0 || cs > w->ce ||
 												   rs > w->re));
 	/* stored raw; empty values need no copy and do not break a run */
@@ -1429,10 +1866,178 @@ warp_decode_split(const gg_decoder *table, const gg_decode_args *a, uint64_t s, 
 	stage_flush(&o, lane, true);
 }
 
+/*
+ * warp_decode_split on a version 2 tile: the same loop, with the value
+ * offsets of each window from the warp's cursor (v2_group_of) instead of
+ * loaded entries; the run decoder checks value starts through its own
+ * cursor (src_tile_v2).  After a clean decode the warp checks the index
+ * blocks that start among its values, so that the splits together check
+ * every block once.
+ */
+template <uint32_t W>
+__device__ __forceinline__ void
+warp_decode_split_v2(const gg_decoder *table, const gg_decode_args *a, uint64_t s, uint8_t *stg,
+					 uint4 *cum, unsigned lane)
+{
+	typedef typename pos_of<W>::type P;
+	dec_smem	dec(table);
+	uint64_t	v, v1, c64, r64, c164, r164;
+	P			c, r, c1, r1;
+	warp_stage	o;
+	v2_cursor<P> cur;			/* the start of value v */
+	int			rc = GSST_OK;
+	bool		inside = false;	/* the split ends inside value v */
+
+	gg_read_split(a, s, &v, &c64, &r64);
+	gg_read_split(a, s + 1, &v1, &c164, &r164);
+
+	if (!(v <= v1 && v1 <= a->n && c64 <= c164 && c164 <= a->code_bytes && r64 <= r164 &&
+		  r164 <= a->raw_bytes))
+	{
+		if (lane == 0)
+			gg_set_error(a->err, GSST_ERR_OFFSET, 1, s);
+		return;
+	}
+	c = (P) c64;
+	r = (P) r64;
+	c1 = (P) c164;
+	r1 = (P) r164;
+	stage_init(&o, stg, (uintptr_t) a->out + r, (uintptr_t) a->out + r1);
+	if (!v2_seek<W>(a, v, lane, &cur))
+		rc = GSST_ERR_OFFSET;
+	while (rc == GSST_OK && (r < r1 || c < c1))
+	{
+		warp_window<P> w;
+		window_entries<P> ents;
+		v2_group<P> g;
+		v2_cursor<P> wcur = cur;
+		unsigned	k,
+					total_k;
+		P			c_end,
+					r_end;
+		bool		ended;
+		uint32_t	ahead;
+
+		if (v >= a->n)
+		{
+			rc = GSST_ERR_OFFSET;
+			break;
+		}
+		/* the window after this one is loaded too: a run usually goes on */
+		v2_group_of<W>(a, cur, v2_packed(a, v + lane), lane, &g);
+		ahead = v2_packed(a, v + 32 + lane);
+		ents.vc0 = g.c0;
+		ents.vr0 = g.r0;
+		ents.vc1 = g.c1;
+		ents.vr1 = g.r1;
+		eval_window(a, &ents, v, true, c, r, c1, r1, lane, &w, g.bad);
+		if (w.m_bad & 1)
+		{
+			rc = GSST_ERR_OFFSET;
+			break;
+		}
+		if (w.m_raw & 1)
+		{
+			P			ce0 = __shfl_sync(FULL_MASK, w.ce, 0);
+			P			re0 = __shfl_sync(FULL_MASK, w.re, 0);
+
+			if (ce0 - c != re0 - r)
+			{
+				rc = GSST_ERR_LENGTH;
+				break;
+			}
+			stage_copy_raw(&o, a->codes, c, ce0 - c, lane);
+			if (w.m_end & 1)
+			{
+				inside = true;
+				break;
+			}
+			c = ce0;
+			r = re0;
+			v++;
+			v2_advance(&cur, g, 1);
+			continue;
+		}
+		k = window_run(&w, true);
+		c_end = __shfl_sync(FULL_MASK, w.ce, k - 1);
+		r_end = __shfl_sync(FULL_MASK, w.re, k - 1);
+		ended = (w.m_end >> (k - 1)) & 1;
+		total_k = k;
+		/* the run's value starts are checked from value v + 1 on */
+		v2_advance(&cur, g, 1);
+		while (k == 32 && !ended)
+		{
+			uint32_t	pk = ahead;
+
+			v2_advance(&wcur, g, 32);
+			ahead = v2_packed(a, v + total_k + 32 + lane);
+			v2_group_of<W>(a, wcur, pk, lane, &g);
+			ents.vc0 = g.c0;
+			ents.vr0 = g.r0;
+			ents.vc1 = g.c1;
+			ents.vr1 = g.r1;
+			eval_window(a, &ents, v + total_k, false, c, r, c1, r1, lane, &w, g.bad);
+			k = window_run(&w, false);
+			if (k == 0)
+				break;
+			c_end = __shfl_sync(FULL_MASK, w.ce, k - 1);
+			r_end = __shfl_sync(FULL_MASK, w.re, k - 1);
+			ended = (w.m_end >> (k - 1)) & 1;
+			total_k += k;
+		}
+		{
+			src_tile_v2<W> src(a, cur);
+
+			rc = warp_decode_run(dec, src, &o, cum, c, c_end, r, r_end - r, v + 1, v + total_k,
+								 lane);
+			/* its cursor went past every value of the run */
+			cur = src.cur;
+		}
+		if (rc != GSST_OK)
+			break;
+		if (ended)
+		{
+			v += total_k - 1;	/* the value the split ends inside */
+			inside = true;
+			break;
+		}
+		c = c_end;
+		r = r_end;
+		v += total_k;
+	}
+	/*
+	 * Values the loop did not reach (empty ones at the split's end) must
+	 * start and end there too, as gsst_tile_open checks: value v starts at
+	 * the split's end, and v .. v1 - 1 are empty.
+	 */
+	if (rc == GSST_OK && (inside ? v != v1 : v > v1))
+		rc = GSST_ERR_OFFSET;
+	if (rc == GSST_OK && !inside)
+	{
+		if (cur.c != c1 || cur.r != r1)
+			rc = GSST_ERR_OFFSET;
+		for (uint64_t at = v; rc == GSST_OK && at < v1; at += 32)
+			if (__any_sync(FULL_MASK, at + lane < v1 && v2_packed(a, at + lane) != 0))
+				rc = GSST_ERR_OFFSET;
+	}
+	if (rc != GSST_OK)
+	{
+		if (lane == 0)
+			gg_set_error(a->err, rc, 1, s);
+		return;
+	}
+	__syncwarp();
+	stage_flush(&o, lane, true);
+	/* the split's first value again: kept in a register through the loop, it spilled */
+	gg_read_split(a, s, &v, &c64, &r64);
+	v2_check_blocks<W>(a, (v + GSST_TILE_BLOCK_VALUES - 1) / GSST_TILE_BLOCK_VALUES,
+					   (v1 + GSST_TILE_BLOCK_VALUES - 1) / GSST_TILE_BLOCK_VALUES, lane);
+}
+
 #ifndef SPLIT_MIN_BLOCKS
 #define SPLIT_MIN_BLOCKS 8		/* 64 registers */
 #endif
-template <uint32_t W>
+template <uint32_t W, bool V2>
 __global__ void __launch_bounds__(WARP_SPLIT_THREADS, SPLIT_MIN_BLOCKS)
 k_decode_split_warp(gg_decode_args a, const gg_decoder *dec_global)
 {
@@ -1448,7 +2053,15 @@ k_decode_split_warp(gg_decode_args a, const gg_decoder *dec_global)
 	for (unsigned i = lane; i < SPLIT_STAGE_BYTES / 16; i += 32)
 		*(uint4 *) (stage[warp] + 16 * i) = make_uint4(0, 0, 0, 0);
 	__syncthreads();
-	if (s < a.nsplits)
+	if (V2)
+	{
+		/* launched with one warp at least: an empty tile's sentinel is checked too */
+		if (s == 0 && lane == 0)
+			v2_check_ends(&a, true);
+		if (s < a.nsplits)
+			warp_decode_split_v2<W>(&dec, &a, s, stage[warp], cum[warp], lane);
+	}
+	else if (s < a.nsplits)
 		warp_decode_split<W>(&dec, &a, s, stage[warp], cum[warp], lane);
 }
 
@@ -1535,6 +2148,58 @@ read_value_slot(const gg_decode_args *a, uint64_t t, uint64_t t1, value_slot *v)
 }
 
 /*
+ * The same on a version 2 tile: value t of all (cursor g, at value t -
+ * lane), or the t-th selected one, whose code offset and length were
+ * found through its block before (k_selected_v2).
+ */
+template <uint32_t W>
+__device__ __forceinline__ void
+read_value_slot_v2(const gg_decode_args *a, uint64_t t, uint64_t t1,
+				   const v2_cursor<typename pos_of<W>::type> &cur,
+				   v2_group<typename pos_of<W>::type> *g, unsigned lane, value_slot *v)
+{
+	uint64_t	vc1,
+				vr0;
+
+	v->in = t < t1;
+	v->bad = false;
+	v->stored_raw = false;
+	v->vc0 = v->nc = v->nr = v->dst = 0;
+	if (a->sel == NULL)
+	{
+		v2_group_of<W>(a, cur, v->in ? v2_packed(a, t) : 0, lane, g);
+		if (!v->in)
+			return;
+		v->vc0 = g->c0;
+		vc1 = g->c1;
+		vr0 = g->r0;
+		v->dst = vr0;
+		v->nc = g->c1 - g->c0;
+		v->nr = g->r1 - g->r0;
+		v->bad = g->bad;
+	}
+	else
+	{
+		if (!v->in)
+			return;
+		if (a->sel[t] >= a->n || a->sel_nc[t] == UINT64_MAX)
+		{
+			v->bad = true;
+			return;
+		}
+		v->vc0 = a->sel_c[t];
+		v->nc = a->sel_nc[t];
+		vc1 = v->vc0 + v->nc;
+		v->dst = a->sel_off[t];
+		v->nr = a->sel_off[t + 1] - v->dst;
+		v->bad = vc1 < v->vc0 || a->sel_off[t + 1] < v->dst;
+	}
+	v->bad = v->bad || v->nc > v->nr || vc1 > a->code_bytes || v->dst > a->out_cap ||
+		a->out_cap - v->dst < v->nr || v->nr / 8 > v->nc;
+	v->stored_raw = !v->bad && v->nc == v->nr && v->nr > 0;
+}
+
+/*
  * decode_values, batched: the warp's values are gathered, each through its
  * own offsets, one lane per value, into shared memory until about
  * GATHER_BYTES of codes; the batch is then decoded as one run (wide steps,
@@ -1545,13 +2210,16 @@ read_value_slot(const gg_decode_args *a, uint64_t t, uint64_t t1, value_slot *v)
  * A malformed value or a failed batch sends all the warp's values to
  * gg_decode_value, which reports the error as the one-thread path does.
  */
-template <uint32_t W>
+template <uint32_t W, bool V2>
 __device__ __forceinline__ void
 warp_decode_values(const gg_decoder *table, const gg_decode_args *a, uint64_t t0, uint64_t t1,
 				   uint8_t *stg, uint8_t *gbuf, uint32_t *vcs, uint32_t *vrs, uint4 *cum,
 				   unsigned lane)
 {
+	typedef typename pos_of<W>::type P;
 	dec_smem	dec(table);
+	v2_cursor<P> cur = {0, 0, 0};	/* V2, all values: the start of value j */
+	v2_group<P> g;
 	src_gathered src = {gbuf, vcs, vrs};
 	warp_stage	o;
 	uint32_t	gfill = 0,		/* gathered code bytes */
@@ -1561,6 +2229,9 @@ warp_decode_values(const gg_decoder *table, const gg_decode_args *a, uint64_t t0
 	bool		started = false;
 	int			rc;
 
+	/* a warp's share starts a block (VALUES_PER_WARP is a multiple of 128) */
+	if (V2 && a->sel == NULL && !v2_seek<W>(a, t0, lane, &cur))
+		goto one_by_one;
 	while (j < t1)
 	{
 		value_slot	v;
@@ -1571,7 +2242,10 @@ warp_decode_values(const gg_decoder *table, const gg_decode_args *a, uint64_t t0
 					ok,
 					k;
 
-		read_value_slot<W>(a, j + lane, t1, &v);
+		if (V2)
+			read_value_slot_v2<W>(a, j + lane, t1, cur, &g, lane, &v);
+		else
+			read_value_slot<W>(a, j + lane, t1, &v);
 		if (!started)
 		{
 			/* the outputs follow one another from the first value's place */
@@ -1610,6 +2284,8 @@ warp_decode_values(const gg_decoder *table, const gg_decode_args *a, uint64_t t0
 			braw += total;
 			nvals += k;
 			j += k;
+			if (V2 && a->sel == NULL)
+				v2_advance(&cur, g, k);
 			__syncwarp();
 			/* a batch is decoded when the next window might not fit */
 			if (!(k < 32 || nvals > GATHER_VALUES - 32 || j >= t1))
@@ -1642,12 +2318,16 @@ warp_decode_values(const gg_decoder *table, const gg_decode_args *a, uint64_t t0
 				stage_copy_raw(&o, a->codes, vc0, nc, lane);
 			else
 			{
-				rc = warp_decode_run(dec, src_tile<W>(a), &o, cum, vc0, vc0 + nc, 0, nr, 0, 0,
+				src_tile<W>	codes(a);
+
+				rc = warp_decode_run(dec, codes, &o, cum, (P) vc0, (P) (vc0 + nc), 0, (P) nr, 0, 0,
 									 lane);
 				if (rc != GSST_OK)
 					goto one_by_one;
 			}
 			j++;
+			if (V2 && a->sel == NULL)
+				v2_advance(&cur, g, 1);
 		}
 	}
 	if (started)
@@ -1655,6 +2335,9 @@ warp_decode_values(const gg_decoder *table, const gg_decode_args *a, uint64_t t0
 		__syncwarp();
 		stage_flush(&o, lane, true);
 	}
+	if (V2 && a->sel == NULL)
+		v2_check_blocks<W>(a, t0 / GSST_TILE_BLOCK_VALUES,
+						(t1 + GSST_TILE_BLOCK_VALUES - 1) / GSST_TILE_BLOCK_VALUES, lane);
 	return;
 
 one_by_one:
@@ -1664,7 +2347,7 @@ one_by_one:
 		gg_decode_value(table, a, t);
 }
 
-template <uint32_t W>
+template <uint32_t W, bool V2>
 __global__ void __launch_bounds__(WARP_VALUE_THREADS, VALUES_MIN_BLOCKS)
 k_decode_values_warp(gg_decode_args a, const gg_decoder *dec_global, uint64_t count)
 {
@@ -1686,7 +2369,7 @@ k_decode_values_warp(gg_decode_args a, const gg_decoder *dec_global, uint64_t co
 		*(uint4 *) (gbuf[warp] + 16 * i) = make_uint4(0, 0, 0, 0);
 	__syncthreads();
 	if (t0 < count)
-		warp_decode_values<W>(&dec, &a, t0, t0 + VALUES_PER_WARP < count ? t0 + VALUES_PER_WARP : count,
+		warp_decode_values<W, V2>(&dec, &a, t0, t0 + VALUES_PER_WARP < count ? t0 + VALUES_PER_WARP : count,
 						   stage[warp], gbuf[warp], vcs[warp], vrs[warp], cum[warp], lane);
 }
 
@@ -2646,12 +3329,13 @@ gsst_gpu_encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_l
 
 /*
  * Read and check the tile header and table; fill args and upload the
- * decoder.  The workspace gets room for a version 2 tile's index as version
- * 1 entries (expand_index), then work_after bytes more from *work_at on.
+ * decoder.  With expand, the workspace gets room for a version 2 tile's
+ * index as version 1 entries (expand_index: the simple kernels read only
+ * those); then work_after bytes more from *work_at on.
  */
 static int
 open_device_tile(gsst_gpu *ctx, const void *d_tile, size_t tile_len, gg_decode_args *a,
-				 gsst_tile_layout *lout, size_t work_after, size_t *work_at)
+				 gsst_tile_layout *lout, size_t work_after, size_t *work_at, bool expand)
 {
 	size_t		avail = tile_len < GSST_TILE_HEADER_BYTES + GSST_TABLE_MAX_BYTES ?
 		tile_len : GSST_TILE_HEADER_BYTES + GSST_TABLE_MAX_BYTES;
@@ -2685,7 +3369,7 @@ open_device_tile(gsst_gpu *ctx, const void *d_tile, size_t tile_len, gg_decode_a
 					   cudaMemcpyHostToDevice, ctx->stream));
 	CU(cudaMemsetAsync(ctx->d_err, 0, sizeof(gg_error), ctx->stream));
 
-	*work_at = l.version == 2 ? gsst_align_up(2 * (l.nvalues + 1) * l.width, 256) : 0;
+	*work_at = l.version == 2 && expand ? gsst_align_up(2 * (l.nvalues + 1) * l.width, 256) : 0;
 	if (*work_at + work_after > 0)
 	{
 		rc = ensure_buffer(ctx, &ctx->d_work, &ctx->work_cap, *work_at + work_after);
@@ -2699,10 +3383,19 @@ open_device_tile(gsst_gpu *ctx, const void *d_tile, size_t tile_len, gg_decode_a
 		a->comp = (const uint8_t *) d_tile + l.comp_at;
 		a->raw = (const uint8_t *) d_tile + l.raw_at;
 	}
-	else
+	else if (expand)
 	{
 		a->comp = ctx->d_work;
 		a->raw = ctx->d_work + (l.nvalues + 1) * l.width;
+	}
+	/* a version 2 tile that the kernels read through its own index: comp NULL */
+	a->version = l.version;
+	a->tile = (const uint8_t *) d_tile;
+	a->layout = l;
+	if (l.version == 2)
+	{
+		a->clens = (const uint8_t *) d_tile + l.code_lens_at;
+		a->rlens = (const uint8_t *) d_tile + l.raw_lens_at;
 	}
 	a->splits = (const uint8_t *) d_tile + l.splits_at;
 	a->codes = (const uint8_t *) d_tile + l.codes_at;
@@ -2768,7 +3461,8 @@ gsst_gpu_decode_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len, void 
 		return set_error(ctx, GSST_GPU_ERR_ARG, "decode: out_len is NULL");
 	*out_len = 0;
 	CU(cudaEventRecord(ctx->ev_start, ctx->stream));
-	rc = open_device_tile(ctx, d_tile, tile_len, &a, &l, 0, &work_at);
+	rc = open_device_tile(ctx, d_tile, tile_len, &a, &l, 0, &work_at,
+						  (ctx->cfg.flags & GSST_GPU_FLAG_THREAD_SPLITS) != 0);
 	if (rc != GSST_GPU_OK)
 		return rc;
 	if (out_cap < a.raw_bytes || (d_out == NULL && a.raw_bytes > 0))
@@ -2779,24 +3473,32 @@ gsst_gpu_decode_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len, void 
 	if (a.nsplits > (uint64_t) INT32_MAX * (WARP_SPLIT_THREADS / 32))
 		return set_error(ctx, GSST_GPU_ERR_LIMIT, "decode: too many splits");
 	CU(cudaEventRecord(ctx->ev_kernel, ctx->stream));
-	rc = expand_index(ctx, d_tile, &l, &a);
-	if (rc != GSST_GPU_OK)
-		return rc;
-	if (a.nsplits > 0 && (ctx->cfg.flags & GSST_GPU_FLAG_THREAD_SPLITS))
+	if (ctx->cfg.flags & GSST_GPU_FLAG_THREAD_SPLITS)
 	{
-		k_decode_split<<<blocks_for(a.nsplits, DECODE_SPLIT_THREADS), DECODE_SPLIT_THREADS, 0,
-			ctx->stream>>>(a, ctx->d_dec);
-		CU_LAUNCH("decode kernel");
+		rc = expand_index(ctx, d_tile, &l, &a);
+		if (rc != GSST_GPU_OK)
+			return rc;
+		if (a.nsplits > 0)
+		{
+			k_decode_split<<<blocks_for(a.nsplits, DECODE_SPLIT_THREADS), DECODE_SPLIT_THREADS, 0,
+				ctx->stream>>>(a, ctx->d_dec);
+			CU_LAUNCH("decode kernel");
+		}
 	}
-	else if (a.nsplits > 0)
+	else if (a.nsplits > 0 || l.version == 2)
 	{
-		unsigned	blocks = blocks_for(a.nsplits * 32, WARP_SPLIT_THREADS);
+		/* a version 2 tile gets a warp even without splits: it checks the sentinel */
+		unsigned	blocks = blocks_for((a.nsplits > 0 ? a.nsplits : 1) * 32, WARP_SPLIT_THREADS);
 
 		/* the tile's offset width is a kernel parameter: see entry() */
-		if (a.width == 4)
-			k_decode_split_warp<4><<<blocks, WARP_SPLIT_THREADS, 0, ctx->stream>>>(a, ctx->d_dec);
+		if (a.width == 4 && l.version == 2)
+			k_decode_split_warp<4, true><<<blocks, WARP_SPLIT_THREADS, 0, ctx->stream>>>(a, ctx->d_dec);
+		else if (l.version == 2)
+			k_decode_split_warp<8, true><<<blocks, WARP_SPLIT_THREADS, 0, ctx->stream>>>(a, ctx->d_dec);
+		else if (a.width == 4)
+			k_decode_split_warp<4, false><<<blocks, WARP_SPLIT_THREADS, 0, ctx->stream>>>(a, ctx->d_dec);
 		else
-			k_decode_split_warp<8><<<blocks, WARP_SPLIT_THREADS, 0, ctx->stream>>>(a, ctx->d_dec);
+			k_decode_split_warp<8, false><<<blocks, WARP_SPLIT_THREADS, 0, ctx->stream>>>(a, ctx->d_dec);
 		CU_LAUNCH("decode kernel");
 	}
 	rc = finish_decode(ctx);
@@ -2817,6 +3519,7 @@ gsst_gpu_decode_values_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len
 	size_t		work_at,
 				scan_bytes = 0,
 				lens_bytes = gsst_align_up((k + 1) * 8, 256);
+	bool		expand;
 	int			rc = check_ctx(ctx);
 
 	if (rc != GSST_GPU_OK)
@@ -2835,8 +3538,12 @@ gsst_gpu_decode_values_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len
 										 ctx->stream));
 	}
 	CU(cudaEventRecord(ctx->ev_start, ctx->stream));
+	/* the one-thread kernels read version 1 entries: a version 2 index is expanded for them */
+	expand = (ctx->cfg.flags & (GSST_GPU_FLAG_DIRECT_VALUES | GSST_GPU_FLAG_STAGED_VALUES)) != 0;
 	rc = open_device_tile(ctx, d_tile, tile_len, &a, &l,
-						  d_indices != NULL ? lens_bytes + scan_bytes : 0, &work_at);
+						  d_indices != NULL ? lens_bytes + gsst_align_up(scan_bytes, 256) + 2 * lens_bytes : 0,
+						  &work_at,
+						  expand);
 	if (rc != GSST_GPU_OK)
 		return rc;
 	a.out = (uint8_t *) d_out;
@@ -2849,9 +3556,12 @@ gsst_gpu_decode_values_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len
 							 out_cap, (unsigned long long) a.raw_bytes);
 		count = a.n;
 		CU(cudaEventRecord(ctx->ev_kernel, ctx->stream));
-		rc = expand_index(ctx, d_tile, &l, &a);
-		if (rc != GSST_GPU_OK)
-			return rc;
+		if (expand)
+		{
+			rc = expand_index(ctx, d_tile, &l, &a);
+			if (rc != GSST_GPU_OK)
+				return rc;
+		}
 	}
 	else
 	{
@@ -2860,13 +3570,28 @@ gsst_gpu_decode_values_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len
 		a.sel = (const uint64_t *) d_indices;
 		a.sel_off = (const uint64_t *) d_out_offsets;
 		a.nsel = k;
-		ctx->stats.extra_device_bytes += lens_bytes + scan_bytes;
 		lens = (uint64_t *) (ctx->d_work + work_at);
 		CU(cudaEventRecord(ctx->ev_kernel, ctx->stream));
-		rc = expand_index(ctx, d_tile, &l, &a);
-		if (rc != GSST_GPU_OK)
-			return rc;
-		k_selected_len<<<blocks_for(k + 1, 256), 256, 0, ctx->stream>>>(a, lens);
+		if (l.version == 2 && !expand)
+		{
+			/* each value's code offset and length through its block, beside its length */
+			uint64_t   *sel_c = (uint64_t *) (ctx->d_work + work_at + lens_bytes +
+											  gsst_align_up(scan_bytes, 256));
+			uint64_t   *sel_nc = sel_c + lens_bytes / 8;
+
+			ctx->stats.extra_device_bytes += 2 * lens_bytes;
+			a.sel_c = sel_c;
+			a.sel_nc = sel_nc;
+			k_selected_v2<<<blocks_for(k + 1, 256), 256, 0, ctx->stream>>>(a, lens, sel_c, sel_nc);
+		}
+		else
+		{
+			rc = expand_index(ctx, d_tile, &l, &a);
+			if (rc != GSST_GPU_OK)
+				return rc;
+			k_selected_len<<<blocks_for(k + 1, 256), 256, 0, ctx->stream>>>(a, lens);
+		}
+		ctx->stats.extra_device_bytes += lens_bytes + scan_bytes;
 		CU_LAUNCH("selected lengths kernel");
 		CU(cub::DeviceScan::ExclusiveSum(ctx->d_work + work_at + lens_bytes, scan_bytes, lens,
 										 (uint64_t *) d_out_offsets, (int) (k + 1), ctx->stream));
@@ -2880,12 +3605,18 @@ gsst_gpu_decode_values_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len
 		{
 			unsigned	blocks = blocks_for(count, VALUES_PER_WARP * (WARP_VALUE_THREADS / 32));
 
-			if (a.width == 4)
-				k_decode_values_warp<4><<<blocks, WARP_VALUE_THREADS, 0, ctx->stream>>>(a, ctx->d_dec,
-																				 count);
+			if (a.width == 4 && l.version == 2)
+				k_decode_values_warp<4, true><<<blocks, WARP_VALUE_THREADS, 0, ctx->stream>>>(a, ctx->d_dec,
+																					   count);
+			else if (l.version == 2)
+				k_decode_values_warp<8, true><<<blocks, WARP_VALUE_THREADS, 0, ctx->stream>>>(a, ctx->d_dec,
+																					   count);
+			else if (a.width == 4)
+				k_decode_values_warp<4, false><<<blocks, WARP_VALUE_THREADS, 0, ctx->stream>>>(a, ctx->d_dec,
+																						count);
 			else
-				k_decode_values_warp<8><<<blocks, WARP_VALUE_THREADS, 0, ctx->stream>>>(a, ctx->d_dec,
-																				 count);
+				k_decode_values_warp<8, false><<<blocks, WARP_VALUE_THREADS, 0, ctx->stream>>>(a, ctx->d_dec,
+																						count);
 		}
 		else if (d_indices == NULL && !(ctx->cfg.flags & GSST_GPU_FLAG_DIRECT_VALUES))
 			k_decode_value_staged<<<blocks_for(count, DECODE_VALUE_THREADS), DECODE_VALUE_THREADS,

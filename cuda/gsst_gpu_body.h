@@ -148,6 +148,19 @@ typedef struct gg_decode_args
 	const uint64_t *sel_off;	/* their output offsets (nsel + 1) */
 	uint64_t	nsel;
 	gg_error   *err;
+	/*
+	 * A version 2 tile read through its own index (comp and raw NULL):
+	 * the tile, its layout (finished) and where its length bytes lie.
+	 * sel_c, sel_nc: each selected value's code offset and code length
+	 * (UINT64_MAX: malformed), found through its block beforehand.
+	 */
+	uint32_t	version;
+	const uint8_t *tile;
+	gsst_tile_layout layout;
+	const uint8_t *clens;
+	const uint8_t *rlens;
+	const uint64_t *sel_c;
+	const uint64_t *sel_nc;
 } gg_decode_args;
 
 /* ---- memory helpers ---- */
@@ -2188,11 +2201,64 @@ gg_decode_split(const gg_decoder *dec, const gg_decode_args *a, uint64_t s)
 	gg_out_finish(&o);
 }
 
+/*
+ * Value i's offsets in a version 2 tile read through its own index (the
+ * args' comp NULL): its block's entry and the lengths of the values before
+ * it in the block, each checked as gsst_tile_get_lengths checks it, and
+ * every sum kept within C and R.  Returns GSST_OK or GSST_ERR_OFFSET.
+ */
+GG_FN int
+gg_v2_value_offsets(const gg_decode_args *a, uint64_t i, uint64_t *c0, uint64_t *c1, uint64_t *r0,
+					uint64_t *r1)
+{
+	const gsst_tile_layout *l = &a->layout;
+	uint64_t	b = i / GSST_TILE_BLOCK_VALUES;
+	uint64_t	c,
+				r,
+				k,
+				cl = 0,
+				rl = 0;
+
+	gg_v2_block_start(a->tile, l, b, &c, &r, &k);
+	if (c > a->code_bytes || r > a->raw_bytes)
+		return GSST_ERR_OFFSET;
+	for (uint64_t j = b * GSST_TILE_BLOCK_VALUES;; j++)
+	{
+		int			is_long = gsst_tile_get_lengths(a->tile, l, j, k, a->raw_bytes, &cl, &rl);
+
+		if (is_long < 0 || cl > a->code_bytes - c || rl > a->raw_bytes - r)
+			return GSST_ERR_OFFSET;
+		if (j == i)
+			break;
+		k += (uint64_t) is_long;
+		c += cl;
+		r += rl;
+	}
+	*c0 = c;
+	*c1 = c + cl;
+	*r0 = r;
+	*r1 = r + rl;
+	return GSST_OK;
+}
+
+/* value i's offsets, from the index as the args give it */
+GG_FN int
+gg_value_offsets(const gg_decode_args *a, uint64_t i, uint64_t *c0, uint64_t *c1, uint64_t *r0,
+				 uint64_t *r1)
+{
+	if (a->comp == NULL)
+		return gg_v2_value_offsets(a, i, c0, c1, r0, r1);
+	*c0 = gg_read_entry(a->comp, i, a->width);
+	*c1 = gg_read_entry(a->comp, i + 1, a->width);
+	*r0 = gg_read_entry(a->raw, i, a->width);
+	*r1 = gg_read_entry(a->raw, i + 1, a->width);
+	return GSST_OK;
+}
+
 /* decode one value on its own (t-th of the selection, or value t) */
 GG_FN void
 gg_decode_value(const gg_decoder *dec, const gg_decode_args *a, uint64_t t)
 {
-	uint32_t	W = a->width;
 	uint64_t	i = a->sel ? a->sel[t] : t;
 	uint64_t	vc0,
 				vc1,
@@ -2208,11 +2274,8 @@ gg_decode_value(const gg_decoder *dec, const gg_decode_args *a, uint64_t t)
 		gg_set_error(a->err, GSST_ERR_OFFSET, 2, t);
 		return;
 	}
-	vc0 = gg_read_entry(a->comp, i, W);
-	vc1 = gg_read_entry(a->comp, i + 1, W);
-	vr0 = gg_read_entry(a->raw, i, W);
-	vr1 = gg_read_entry(a->raw, i + 1, W);
-	if (vc1 < vc0 || vr1 < vr0 || vc1 - vc0 > vr1 - vr0 || vc1 > a->code_bytes)
+	if (gg_value_offsets(a, i, &vc0, &vc1, &vr0, &vr1) != GSST_OK ||
+		vc1 < vc0 || vr1 < vr0 || vc1 - vc0 > vr1 - vr0 || vc1 > a->code_bytes)
 	{
 		gg_set_error(a->err, GSST_ERR_OFFSET, 2, i);
 		return;
@@ -2247,15 +2310,15 @@ gg_selected_len(const gg_decode_args *a, uint64_t t, uint64_t *lens)
 {
 	uint64_t	i = a->sel[t];
 
-	if (i >= a->n)
+	uint64_t	c0,
+				c1,
+				r0,
+				r1;
+
+	if (i >= a->n || gg_value_offsets(a, i, &c0, &c1, &r0, &r1) != GSST_OK)
 		lens[t] = 0;			/* gg_decode_value reports it */
 	else
-	{
-		uint64_t	r0 = gg_read_entry(a->raw, i, a->width);
-		uint64_t	r1 = gg_read_entry(a->raw, i + 1, a->width);
-
 		lens[t] = r1 >= r0 ? r1 - r0 : 0;
-	}
 }
 
 #endif							/* GSST_GPU_BODY_H */
