@@ -5,6 +5,7 @@
 
 #include "encode_chains.h"
 #include "encode_segment.h"
+#include "encode_short.h"
 
 /* Four, six and eight chains: the constant lets the compiler unroll the rounds. */
 static size_t
@@ -48,7 +49,10 @@ gsst_encode_value(const gsst_encoder *enc, const uint8_t *in, size_t len,
 	const uint8_t *olimit = out + out_limit;
 	size_t		written = 0;
 
-	/* most values: one short segment, the serial parse inlined */
+	/* most values: every position's match first, then the parse */
+	if (len < SHORT_VALUE_BYTES && len > 0 && enc->direct_ok)
+		return encode_value_short(enc, in, len, out, olimit);
+	/* without the one-probe table: the serial parse, inlined */
 	if (len < CHAINS_MIN_BYTES)
 		return encode_segment(enc, in, len, in + len, out, olimit);
 	for (size_t start = 0; start < len; start += GSST_SEGMENT_BYTES)
