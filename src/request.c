@@ -388,12 +388,29 @@ gsst_request_release(GsstRequest *req)
 		dsm_detach(seg);
 }
 
+/* Is the worker encoding some batch now?  Caller holds the lock. */
+static bool
+worker_busy(void)
+{
+	for (int i = 0; i < GSST_WORKER_SLOTS; i++)
+	{
+		if (gsst_worker_shared->slots[i].state == SLOT_RUNNING ||
+			gsst_worker_shared->slots[i].state == SLOT_ABANDONED)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Wait for the worker's answer.  Returns true when the worker encoded every
  * part (gsst_request_tile gives the tiles), false when the caller must
- * encode on the CPU instead (the worker failed, exited or timed out; the
- * fallback is counted).  Interrupts are handled while waiting; an error
- * leaves the slot to the detach callback.
+ * encode on the CPU instead: the worker failed, exited or timed out (the
+ * fallback is counted), or it had not taken the request yet while busy
+ * with another batch.  The worker serves one batch at a time, so a request
+ * queued behind others would wait for all of them: encoding it here is
+ * sooner, and leaves the worker to the batches it already has.
+ * Interrupts are handled while waiting; an error leaves the slot to the
+ * detach callback.
  */
 bool
 gsst_request_wait(GsstRequest *req)
@@ -408,6 +425,7 @@ gsst_request_wait(GsstRequest *req)
 	{
 		long		remaining;
 		bool		ours;
+		bool		withdrawn = false;
 
 		LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
 		ours = slot->request_id == req->request_id && slot->backend_pid == MyProcPid;
@@ -423,7 +441,17 @@ gsst_request_wait(GsstRequest *req)
 			/* the worker set it so: it is done with the segment */
 			req->answered = ours;
 		}
+		else if (state == SLOT_SUBMITTED && worker_busy())
+		{
+			slot->state = SLOT_FREE;
+			req->slot = -1;
+			/* the worker never saw the segment: it can be used again */
+			req->answered = true;
+			withdrawn = true;
+		}
 		LWLockRelease(gsst_worker_shared->lock);
+		if (withdrawn)
+			return false;
 		if (state == SLOT_DONE || state == SLOT_FAILED)
 			break;
 

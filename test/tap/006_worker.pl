@@ -1,5 +1,6 @@
 # The gsst worker under stress: killed while batches are in flight, a
-# waiting backend cancelled, the worker hung (SIGSTOP), crashed (SIGKILL),
+# waiting backend cancelled, a batch queued behind another backend's, the
+# worker hung (SIGSTOP), crashed (SIGKILL),
 # and the GPU library missing.  Every bulk run must end with the right rows,
 # stored exactly as per-row encoding stores them, no request slot in use and
 # no DSM segment left; the worker must come back.  Also: compress_table keeps
@@ -129,6 +130,43 @@ is(table_md5('l'), $md5, 'rows are intact');
 is(mismatches('l'), '0', 'stored bytes equal per-row encoding');
 is(status('pid'), $pid, 'the same worker served it');
 cmp_ok(status('cpu_batches'), '>=', 6, 'through the worker');
+
+#
+# 2b. A batch queued while the worker is busy with another backend's batch
+#     is encoded by its own backend, which does not wait for the worker.
+#
+$node->safe_psql('postgres', q{
+	CREATE TABLE u (id int PRIMARY KEY, c text);
+	INSERT INTO u SELECT * FROM src;
+	ALTER TABLE u ALTER COLUMN c SET COMPRESSION gsst;
+});
+my $fallbacks_2b = status('backend_fallbacks');
+$node->append_conf('postgresql.conf', "gsst.worker_delay = '3s'");
+$node->reload;
+# one batch of the whole table
+($h, $out, $err) = start_psql("SELECT gsst.compress_table('t', retrain => true, workers => 0)");
+ok($node->poll_query_until('postgres', 'SELECT in_flight > 0 FROM gsst.worker_status'),
+	'one backend has a batch at the worker');
+my ($ret_u, $out_u, $err_u) = $node->psql('postgres',
+	"SET gsst.batch_bytes = '64kB'; SELECT gsst.compress_table('u', workers => 0)");
+is($ret_u, 0, 'another backend rewrites its table meanwhile');
+# at most its first batch, taken as the worker finished one, went to the worker
+like($err_u, qr/DETAIL:  [01] batches encoded by the gsst worker, [1-9]\d* in this backend/,
+	'encoding the batches the busy worker had not taken itself');
+is( $node->safe_psql('postgres', q{
+		SELECT count(*) FROM pg_stat_activity
+		WHERE state = 'active' AND query LIKE '%compress_table(''t''%'}),
+	'1', 'while the first backend still waits for the worker');
+is(status('backend_fallbacks'), $fallbacks_2b, 'which is no fallback');
+is(mismatches('u'), '0', 'stored bytes equal per-row encoding');
+$node->append_conf('postgresql.conf', "gsst.worker_delay = 0");
+$node->reload;
+$h->finish;
+is($h->result(0), 0, 'the first rewrite completes') or diag($$err);
+is(mismatches('t'), '0', 'its stored bytes equal per-row encoding');
+ok($node->poll_query_until('postgres', 'SELECT in_flight = 0 FROM gsst.worker_status'),
+	'no request slot in use');
+is(dsm_segments(), $baseline, 'no DSM segment left');
 
 #
 # 3. The worker hangs (SIGSTOP): backends time out and encode themselves.
