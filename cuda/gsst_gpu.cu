@@ -801,6 +801,22 @@ warp_exclusive_sum(uint32_t x, unsigned lane, uint32_t *total)
 	return incl - x;
 }
 
+/* warp_exclusive_sum without the total */
+__device__ __forceinline__ uint32_t
+warp_exclusive_scan(uint32_t x, unsigned lane)
+{
+	uint32_t	incl = x;
+
+	for (uint32_t d = 1; d < 32; d <<= 1)
+	{
+		uint32_t	t = __shfl_up_sync(FULL_MASK, incl, d);
+
+		if (lane >= d)
+			incl += t;
+	}
+	return incl - x;
+}
+
 /* warp_exclusive_sum of 64-bit values, without the total */
 __device__ __forceinline__ uint64_t
 warp_exclusive_sum64(uint64_t x, unsigned lane)
@@ -984,8 +1000,7 @@ v2_group_of(const gg_decode_args *a, const v2_cursor<typename pos_of<W>::type> &
 	g->bad = false;
 	if (g->longs == 0)
 	{
-		uint32_t	total;
-		uint32_t	ex = warp_exclusive_sum(pk, lane, &total);
+		uint32_t	ex = warp_exclusive_scan(pk, lane);
 
 		g->c0 = cur.c + (P) (ex & 0xFFFF);
 		g->r0 = cur.r + (P) (ex >> 16);
@@ -1963,14 +1978,36 @@ warp_decode_split_v2(const gg_decoder *table, const gg_decode_args *a, uint64_t 
 		r_end = __shfl_sync(FULL_MASK, w.re, k - 1);
 		ended = (w.m_end >> (k - 1)) & 1;
 		total_k = k;
-		/* the run's value starts are checked from value v + 1 on */
+		/* wcur: the start of the next window; the run's value starts are checked from v + 1 on */
+		v2_advance(&wcur, g, 32);
 		v2_advance(&cur, g, 1);
 		while (k == 32 && !ended)
 		{
 			uint32_t	pk = ahead;
+			uint32_t	cl8 = pk & 0xFF,
+						rl8 = pk >> 16;
+			uint32_t	sums = __reduce_add_sync(FULL_MASK, pk);
+			P			tc = sums & 0xFFFF,
+						tr = sums >> 16;
+			/* long, malformed or stored raw: the window needs the full evaluation */
+			bool		odd = rl8 == GSST_TILE_LONG || cl8 > rl8 || (cl8 == rl8 && rl8 > 0);
 
-			v2_advance(&wcur, g, 32);
 			ahead = v2_packed(a, v + total_k + 32 + lane);
+			if (!__any_sync(FULL_MASK, odd) && v + total_k + 32 <= a->n && tc <= c1 - wcur.c &&
+				tr < r1 - wcur.r)
+			{
+				/*
+				 * The whole window, of encoded values that end inside the
+				 * split, goes to the run: eval_window would find exactly
+				 * that, so its sums are all it takes.
+				 */
+				wcur.c += tc;
+				wcur.r += tr;
+				c_end = wcur.c;
+				r_end = wcur.r;
+				total_k += 32;
+				continue;
+			}
 			v2_group_of<W>(a, wcur, pk, lane, &g);
 			ents.vc0 = g.c0;
 			ents.vr0 = g.r0;
@@ -1984,6 +2021,7 @@ warp_decode_split_v2(const gg_decoder *table, const gg_decode_args *a, uint64_t 
 			r_end = __shfl_sync(FULL_MASK, w.re, k - 1);
 			ended = (w.m_end >> (k - 1)) & 1;
 			total_k += k;
+			v2_advance(&wcur, g, 32);
 		}
 		{
 			src_tile_v2<W> src(a, cur);
