@@ -24,7 +24,7 @@
 #define SHORT_VALUE_BYTES 128
 
 /*
- * The rule's match with rem (2..8) bytes left, without branches: the word
+ * The rule's match with rem (2..7) bytes left, without branches: the word
  * is zero past the end, and the mask of the bytes past the end keeps a
  * long symbol from matching there.
  */
