@@ -953,6 +953,18 @@ v2_packed(const gg_decode_args *a, uint64_t i)
 	return (uint32_t) __ldg(a->clens + i) | (uint32_t) __ldg(a->rlens + i) << 16;
 }
 
+/* the same, unpacked: for loads whose use is in a later block */
+__device__ __forceinline__ void
+v2_load_lengths(const gg_decode_args *a, uint64_t i, uint32_t *cl, uint32_t *rl)
+{
+	*cl = *rl = 0;
+	if (i < a->n)
+	{
+		*cl = __ldg(a->clens + i);
+		*rl = __ldg(a->rlens + i);
+	}
+}
+
 template <class P>
 struct v2_cursor
 {
@@ -1057,10 +1069,25 @@ v2_block_field(const gg_decode_args *a, uint64_t b, unsigned f)
 	return entry<W>(a->tile + a->layout.blocks_at, 3 * b + f);
 }
 
+/* 4 bytes from p on, as a little-endian word (p may be unaligned; p + 7 readable) */
+__device__ __forceinline__ uint32_t
+v2_load4(const uint8_t *p)
+{
+	uintptr_t	at = (uintptr_t) p;
+	const uint32_t *w = (const uint32_t *) (at & ~(uintptr_t) 3);
+
+	if ((at & 3) == 0)
+		return __ldg(w);
+	return __funnelshift_r(__ldg(w), __ldg(w + 1), 8 * (unsigned) (at & 3));
+}
+
 /*
  * The cursor at value v (<= N): its block's entry, then the values of the
  * block before v.  Returns false (warp-uniform) when the entry lies beyond
- * the tile's sizes or a value's lengths are unreadable.
+ * the tile's sizes or a value's lengths are unreadable.  Where none of
+ * those values is long, their lengths are loaded beside the entry, 4 a
+ * lane, and summed in SIMD bytes (at most 127 x 255 each: 16 bits), one
+ * memory round trip in all; else group by group.
  */
 template <uint32_t W>
 __device__ __forceinline__ bool
@@ -1072,8 +1099,32 @@ v2_seek(const gg_decode_args *a, uint64_t v, unsigned lane, v2_cursor<typename p
 	uint64_t	c = v2_block_field<W>(a, b, 0),
 				r = v2_block_field<W>(a, b, 1),
 				k = v2_block_field<W>(a, b, 2);
-	bool		ok = c <= a->code_bytes && r <= a->raw_bytes && k <= a->layout.nlongs;
+	uint64_t	first = u + 4 * lane;
+	uint32_t	cl = 0,
+				rl = 0;
+	bool		ok;
 
+	if (first < v)
+	{
+		uint32_t	count = v - first < 4 ? (uint32_t) (v - first) : 4u;
+		uint32_t	keep = count == 4 ? 0xFFFFFFFFu : (1u << (8 * count)) - 1;
+
+		cl = v2_load4(a->clens + first) & keep;
+		rl = v2_load4(a->rlens + first) & keep;
+	}
+	ok = c <= a->code_bytes && r <= a->raw_bytes && k <= a->layout.nlongs;
+	if (!__any_sync(FULL_MASK, __vcmpeq4(rl, 0xFFFFFFFFu) != 0))
+	{
+		uint32_t	sums = __reduce_add_sync(FULL_MASK, __vsadu4(cl, 0) | __vsadu4(rl, 0) << 16);
+
+		c += sums & 0xFFFF;
+		r += sums >> 16;
+		cur->c = (P) c;
+		cur->r = (P) r;
+		cur->k = (P) k;
+		/* a sum past P: where the group by group walk finds a wrap */
+		return ok && (uint64_t) cur->c == c && (uint64_t) cur->r == r;
+	}
 	cur->c = (P) c;
 	cur->r = (P) r;
 	cur->k = (P) k;
@@ -1128,18 +1179,6 @@ v2_check_block_slow(const gg_decode_args *a, uint64_t b, unsigned lane)
 	}
 }
 
-/* 4 bytes from p on, as a little-endian word (p may be unaligned; p + 7 readable) */
-__device__ __forceinline__ uint32_t
-v2_load4(const uint8_t *p)
-{
-	uintptr_t	at = (uintptr_t) p;
-	const uint32_t *w = (const uint32_t *) (at & ~(uintptr_t) 3);
-
-	if ((at & 3) == 0)
-		return __ldg(w);
-	return __funnelshift_r(__ldg(w), __ldg(w + 1), 8 * (unsigned) (at & 3));
-}
-
 /*
  * Block b without long values, a lane per 4 values in SIMD bytes: no raw
  * length byte 255, no code length above its raw length, and the block's
@@ -1157,10 +1196,18 @@ v2_check_block_fast(const gg_decode_args *a, uint64_t b, unsigned lane)
 	uint64_t	first = b * GSST_TILE_BLOCK_VALUES + 4 * lane;
 	uint32_t	cl = 0,
 				rl = 0;
+	uint64_t	lo = 0,
+				hi = 0;
 	bool		bad;
 
 	if (a->raw_bytes < GSST_TILE_LONG - 1)
 		return -1;
+	/* lane f < 3: field f of the block's entry and the next, beside the lengths */
+	if (lane < 3)
+	{
+		lo = v2_block_field<W>(a, b, lane);
+		hi = v2_block_field<W>(a, b + 1, lane);
+	}
 	if (first < a->n)
 	{
 		uint32_t	count = a->n - first < 4 ? (uint32_t) (a->n - first) : 4u;
@@ -1173,15 +1220,74 @@ v2_check_block_fast(const gg_decode_args *a, uint64_t b, unsigned lane)
 		return -1;
 	bad = __vcmpgtu4(cl, rl) != 0;
 	{
-		uint64_t	tc = __reduce_add_sync(FULL_MASK, __vsadu4(cl, 0));
-		uint64_t	tr = __reduce_add_sync(FULL_MASK, __vsadu4(rl, 0));
+		/* at most 128 x 255 each: both sums in one reduction */
+		uint32_t	sums = __reduce_add_sync(FULL_MASK, __vsadu4(cl, 0) | __vsadu4(rl, 0) << 16);
 
-		if (lane == 0)
-			bad |= v2_block_field<W>(a, b, 0) + tc != v2_block_field<W>(a, b + 1, 0) ||
-				v2_block_field<W>(a, b, 1) + tr != v2_block_field<W>(a, b + 1, 1) ||
-				v2_block_field<W>(a, b, 2) != v2_block_field<W>(a, b + 1, 2);
+		if (lane < 3)
+			bad |= lo + (lane == 0 ? sums & 0xFFFF : lane == 1 ? sums >> 16 : 0) != hi;
 	}
 	return __any_sync(FULL_MASK, bad) ? 1 : 0;
+}
+
+/*
+ * Blocks b and b + 1 (b + 1 < nblocks) as v2_check_block_fast, in one
+ * memory round trip: a lane loads 4 values of each, and lanes 0-5 the
+ * fields of the three entries (lane 3h + f: field f of blocks b + h and
+ * b + h + 1); each block's two sums (at most 128 x 255: 16 bits) share a
+ * reduction with the other block's.  Returns 0 when both are good, else
+ * -1: the caller then checks them one by one.  Warp-uniform.
+ */
+template <uint32_t W>
+__device__ __forceinline__ int
+v2_check_pair_fast(const gg_decode_args *a, uint64_t b, unsigned lane)
+{
+	uint32_t	cl0 = 0,
+				rl0 = 0,
+				cl1 = 0,
+				rl1 = 0;
+	uint64_t	lo = 0,
+				hi = 0;
+	uint64_t	first = b * GSST_TILE_BLOCK_VALUES + 4 * lane;
+	bool		bad = false;
+
+	if (a->raw_bytes < GSST_TILE_LONG - 1)
+		return -1;
+	if (lane < 6)
+	{
+		uint64_t	bb = b + lane / 3;
+
+		lo = v2_block_field<W>(a, bb, lane % 3);
+		hi = v2_block_field<W>(a, bb + 1, lane % 3);
+	}
+	/* block b is whole: b + 1 exists */
+	cl0 = v2_load4(a->clens + first);
+	rl0 = v2_load4(a->rlens + first);
+	first += GSST_TILE_BLOCK_VALUES;
+	if (first < a->n)
+	{
+		uint32_t	count = a->n - first < 4 ? (uint32_t) (a->n - first) : 4u;
+		uint32_t	keep = count == 4 ? 0xFFFFFFFFu : (1u << (8 * count)) - 1;
+
+		cl1 = v2_load4(a->clens + first) & keep;
+		rl1 = v2_load4(a->rlens + first) & keep;
+	}
+	if (__any_sync(FULL_MASK, (__vcmpeq4(rl0, 0xFFFFFFFFu) | __vcmpeq4(rl1, 0xFFFFFFFFu)) != 0))
+		return -1;
+	bad = (__vcmpgtu4(cl0, rl0) | __vcmpgtu4(cl1, rl1)) != 0;
+	{
+		uint32_t	sc = __reduce_add_sync(FULL_MASK, __vsadu4(cl0, 0) | __vsadu4(cl1, 0) << 16);
+		uint32_t	sr = __reduce_add_sync(FULL_MASK, __vsadu4(rl0, 0) | __vsadu4(rl1, 0) << 16);
+
+		if (lane < 6)
+		{
+			unsigned	f = lane % 3,
+						sh = lane < 3 ? 0 : 16;
+			uint64_t	want = f == 0 ? (sc >> sh) & 0xFFFF : f == 1 ? (sr >> sh) & 0xFFFF : 0;
+
+			bad |= lo + want != hi;
+		}
+	}
+	return __any_sync(FULL_MASK, bad) ? -1 : 0;
 }
 
 /*
@@ -1200,7 +1306,14 @@ v2_check_blocks(const gg_decode_args *a, uint64_t b0, uint64_t b1, unsigned lane
 		b1 = l->nblocks;
 	for (uint64_t b = b0; b < b1; b++)
 	{
-		int			fast = v2_check_block_fast<W>(a, b, lane);
+		int			fast;
+
+		if (b + 1 < b1 && v2_check_pair_fast<W>(a, b, lane) == 0)
+		{
+			b++;
+			continue;
+		}
+		fast = v2_check_block_fast<W>(a, b, lane);
 
 		if (fast == 0)
 			continue;
@@ -1374,20 +1487,37 @@ struct src_tile_v2 : src_tile<W>
 		: src_tile<W>(args), cur(at)
 	{
 	}
+	/*
+	 * The length bytes as loaded: packed where the step's decode already
+	 * waits on them, the warp would wait on the loads at the step's start
+	 * (ptxas keeps a use in the load's own block).
+	 */
 	struct pre
 	{
-		uint32_t	pk,
-					pk2;
+		uint32_t	cl,
+					rl,
+					cl2,
+					rl2;
 	};
 	__device__ __forceinline__ void preload(uint64_t vn, uint64_t vlast, unsigned lane, pre *p) const
 	{
-		p->pk = vn + lane < vlast ? v2_packed(this->a, vn + lane) : 0;
-		p->pk2 = vn + 32 + lane < vlast ? v2_packed(this->a, vn + 32 + lane) : 0;
+		p->cl = p->rl = p->cl2 = p->rl2 = 0;
+		if (vn + lane < vlast)
+		{
+			p->cl = __ldg(this->a->clens + vn + lane);
+			p->rl = __ldg(this->a->rlens + vn + lane);
+		}
+		if (vn + 32 + lane < vlast)
+		{
+			p->cl2 = __ldg(this->a->clens + vn + 32 + lane);
+			p->rl2 = __ldg(this->a->rlens + vn + 32 + lane);
+		}
 	}
 	__device__ __forceinline__ bool starts(const pre &p, unsigned it, uint64_t i, bool inr,
 										   pos *c, pos *r)
 	{
-		uint32_t	pk = it == 0 ? p.pk : it == 1 ? p.pk2 : inr ? v2_packed(this->a, i) : 0;
+		uint32_t	pk = it == 0 ? p.cl | p.rl << 16 : it == 1 ? p.cl2 | p.rl2 << 16 :
+			inr ? v2_packed(this->a, i) : 0;
 
 		v2_group_of<W>(this->a, cur, pk, threadIdx.x & 31, &g);
 		*c = g.c0;
@@ -1931,7 +2061,8 @@ warp_decode_split_v2(const gg_decoder *table, const gg_decode_args *a, uint64_t 
 		P			c_end,
 					r_end;
 		bool		ended;
-		uint32_t	ahead;
+		uint32_t	ahead_c,
+					ahead_r;	/* the next window's length bytes, packed at their use */
 
 		if (v >= a->n)
 		{
@@ -1940,7 +2071,7 @@ warp_decode_split_v2(const gg_decoder *table, const gg_decode_args *a, uint64_t 
 		}
 		/* the window after this one is loaded too: a run usually goes on */
 		v2_group_of<W>(a, cur, v2_packed(a, v + lane), lane, &g);
-		ahead = v2_packed(a, v + 32 + lane);
+		v2_load_lengths(a, v + 32 + lane, &ahead_c, &ahead_r);
 		ents.vc0 = g.c0;
 		ents.vr0 = g.r0;
 		ents.vc1 = g.c1;
@@ -1983,16 +2114,16 @@ warp_decode_split_v2(const gg_decoder *table, const gg_decode_args *a, uint64_t 
 		v2_advance(&cur, g, 1);
 		while (k == 32 && !ended)
 		{
-			uint32_t	pk = ahead;
-			uint32_t	cl8 = pk & 0xFF,
-						rl8 = pk >> 16;
+			uint32_t	pk = ahead_c | ahead_r << 16;
+			uint32_t	cl8 = ahead_c,
+						rl8 = ahead_r;
 			uint32_t	sums = __reduce_add_sync(FULL_MASK, pk);
 			P			tc = sums & 0xFFFF,
 						tr = sums >> 16;
 			/* long, malformed or stored raw: the window needs the full evaluation */
 			bool		odd = rl8 == GSST_TILE_LONG || cl8 > rl8 || (cl8 == rl8 && rl8 > 0);
 
-			ahead = v2_packed(a, v + total_k + 32 + lane);
+			v2_load_lengths(a, v + total_k + 32 + lane, &ahead_c, &ahead_r);
 			if (!__any_sync(FULL_MASK, odd) && v + total_k + 32 <= a->n && tc <= c1 - wcur.c &&
 				tr < r1 - wcur.r)
 			{
@@ -2279,6 +2410,7 @@ warp_decode_values(const gg_decoder *table, const gg_decode_args *a, uint64_t t0
 					total,
 					ok,
 					k;
+		bool		sums;
 
 		if (V2)
 			read_value_slot_v2<W>(a, j + lane, t1, cur, &g, lane, &v);
@@ -2292,8 +2424,17 @@ warp_decode_values(const gg_decoder *table, const gg_decode_args *a, uint64_t t0
 			stage_init(&o, stg, (uintptr_t) a->out + d0, (uintptr_t) a->out + a->out_cap);
 			started = true;
 		}
+		/*
+		 * All values of a version 2 tile, none long (warp-uniform): the
+		 * group's scan gave the gather places already (a value's code and
+		 * raw bytes are its length bytes, lanes past the end have none).
+		 */
+		sums = V2 && a->sel == NULL && g.longs == 0;
 		nc32 = v.nc > GATHER_BYTES ? GATHER_BYTES + 1 : (uint32_t) v.nc;
-		excl = warp_exclusive_sum(v.in ? nc32 : 0, lane, &total);
+		if (sums)
+			excl = (uint32_t) (g.c0 - cur.c);
+		else
+			excl = warp_exclusive_sum(v.in ? nc32 : 0, lane, &total);
 		ok = __ballot_sync(FULL_MASK, v.in && !v.bad && !v.stored_raw &&
 						   excl + nc32 <= GATHER_BYTES - gfill && lane < GATHER_VALUES - nvals);
 		k = ok == FULL_MASK ? 32u : (unsigned) __ffs(~ok) - 1;
@@ -2304,7 +2445,16 @@ warp_decode_values(const gg_decoder *table, const gg_decode_args *a, uint64_t t0
 			bool		copies = lane < k && v.nc > 0;
 			stage_acc8	acc;
 
-			rexcl = warp_exclusive_sum(nr32, lane, &total);
+			if (sums)
+			{
+				P			r0 = cur.r;
+
+				rexcl = (uint32_t) (g.r0 - r0);
+				v2_advance(&cur, g, k);
+				total = (uint32_t) (cur.r - r0);
+			}
+			else
+				rexcl = warp_exclusive_sum(nr32, lane, &total);
 			if (lane < k)
 			{
 				vcs[nvals + lane] = gfill + excl;
@@ -2322,7 +2472,7 @@ warp_decode_values(const gg_decoder *table, const gg_decode_args *a, uint64_t t0
 			braw += total;
 			nvals += k;
 			j += k;
-			if (V2 && a->sel == NULL)
+			if (V2 && a->sel == NULL && !sums)
 				v2_advance(&cur, g, k);
 			__syncwarp();
 			/* a batch is decoded when the next window might not fit */
