@@ -784,19 +784,29 @@ check_value_starts(Src &src, uint64_t *vn, uint64_t vlast, typename Src::pos cs,
 	return GSST_OK;
 }
 
-/* the sum of x over the lanes below this one; *total: over all 32 */
-__device__ __forceinline__ uint32_t
-warp_exclusive_sum(uint32_t x, unsigned lane, uint32_t *total)
+/* the sum of x over the lanes up to this one (a Hillis-Steele scan) */
+template <class T>
+__device__ __forceinline__ T
+warp_inclusive_sum(T x, unsigned lane)
 {
-	uint32_t	incl = x;
+	T			incl = x;
 
 	for (uint32_t d = 1; d < 32; d <<= 1)
 	{
-		uint32_t	t = __shfl_up_sync(FULL_MASK, incl, d);
+		T			t = __shfl_up_sync(FULL_MASK, incl, d);
 
 		if (lane >= d)
 			incl += t;
 	}
+	return incl;
+}
+
+/* the sum of x over the lanes below this one; *total: over all 32 */
+__device__ __forceinline__ uint32_t
+warp_exclusive_sum(uint32_t x, unsigned lane, uint32_t *total)
+{
+	uint32_t	incl = warp_inclusive_sum(x, lane);
+
 	*total = __shfl_sync(FULL_MASK, incl, 31);
 	return incl - x;
 }
@@ -805,32 +815,14 @@ warp_exclusive_sum(uint32_t x, unsigned lane, uint32_t *total)
 __device__ __forceinline__ uint32_t
 warp_exclusive_scan(uint32_t x, unsigned lane)
 {
-	uint32_t	incl = x;
-
-	for (uint32_t d = 1; d < 32; d <<= 1)
-	{
-		uint32_t	t = __shfl_up_sync(FULL_MASK, incl, d);
-
-		if (lane >= d)
-			incl += t;
-	}
-	return incl - x;
+	return warp_inclusive_sum(x, lane) - x;
 }
 
 /* warp_exclusive_sum of 64-bit values, without the total */
 __device__ __forceinline__ uint64_t
 warp_exclusive_sum64(uint64_t x, unsigned lane)
 {
-	uint64_t	incl = x;
-
-	for (uint32_t d = 1; d < 32; d <<= 1)
-	{
-		uint64_t	t = __shfl_up_sync(FULL_MASK, incl, d);
-
-		if (lane >= d)
-			incl += t;
-	}
-	return incl - x;
+	return warp_inclusive_sum(x, lane) - x;
 }
 
 /*
@@ -1869,18 +1861,244 @@ window_run(const warp_window<P> *w, bool first)
 }
 
 /*
- * One warp decodes split s (same result and checks as gg_decode_split):
- * a stored-raw value is copied; otherwise the longest run of encoded values
- * (found 32 values at a time) is decoded as one code stream.
+ * How the split loop (warp_decode_split) gets its windows of 32 values
+ * and their offsets, and how it hands a run to the run decoder: one policy
+ * per index version, resolved at compile time.  Version 1 loads each
+ * window's entries from the offset arrays, the next window ahead.
  */
 template <uint32_t W>
+struct split_windows_v1
+{
+	typedef typename pos_of<W>::type P;
+	window_entries<P> ahead;	/* the window after the last one evaluated */
+
+	/* the split's first value is v; false: the index is broken there */
+	__device__ __forceinline__ bool seek(const gg_decode_args *a, uint64_t v, unsigned lane)
+	{
+		(void) a;
+		(void) v;
+		(void) lane;
+		return true;
+	}
+	/* the window from v, the value the split is inside, which starts at (c, r) */
+	__device__ __forceinline__ void first(const gg_decode_args *a, uint64_t v, P c, P r, P c1, P r1,
+										  unsigned lane, warp_window<P> *w)
+	{
+		window_entries<P> ents;
+
+		/* the window after this one is fetched too: a run usually goes on */
+		fetch_window<W>(a, v, lane, &ents);
+		fetch_window<W>(a, v + 32, lane, &ahead);
+		eval_window(a, &ents, v, true, c, r, c1, r1, lane, w);
+	}
+	/* the first window's value 0 was stored raw and copied */
+	__device__ __forceinline__ void took_raw()
+	{
+	}
+	/* a run starts with the first window's values */
+	__device__ __forceinline__ void run_started()
+	{
+	}
+	/*
+	 * The run's next window, from value vw: true when it takes the whole
+	 * window, whose last value ends at (*c_end, *r_end) inside the split;
+	 * else evaluated into w.
+	 */
+	__device__ __forceinline__ bool next(const gg_decode_args *a, uint64_t vw, P c, P r, P c1, P r1,
+										 unsigned lane, warp_window<P> *w, P *c_end, P *r_end)
+	{
+		/* the window at vw is in ahead; fetch the next one meanwhile */
+		window_entries<P> ents = ahead;
+
+		(void) c_end;
+		(void) r_end;
+		fetch_window<W>(a, vw + 32, lane, &ahead);
+		eval_window(a, &ents, vw, false, c, r, c1, r1, lane, w);
+		return false;
+	}
+	/* the run took the evaluated window's values and may go on */
+	__device__ __forceinline__ void took_window()
+	{
+	}
+	/* decodes the run; value starts are checked from vn on */
+	__device__ __forceinline__ int decode_run(const dec_smem &dec, const gg_decode_args *a,
+											  warp_stage *o, uint4 *cum, P c, P c_end, P r,
+											  P expect, uint64_t vn, uint64_t vlast, unsigned lane)
+	{
+		src_tile<W> src(a);
+
+		return warp_decode_run(dec, src, o, cum, c, c_end, r, expect, vn, vlast, lane);
+	}
+	/*
+	 * Values the loop did not reach (empty ones at the split's end) must
+	 * start and end there too, as gsst_tile_open checks: offsets v .. v1.
+	 */
+	__device__ __forceinline__ bool rest_empty(const gg_decode_args *a, uint64_t v, uint64_t v1,
+											   P c1, P r1, unsigned lane)
+	{
+		for (uint64_t at = v; at <= v1; at += 32)
+		{
+			uint64_t	i = at + lane;
+			bool		bad = i <= v1 && (entry<W>(a->comp, i) != c1 || entry<W>(a->raw, i) != r1);
+
+			if (__any_sync(FULL_MASK, bad))
+				return false;
+		}
+		return true;
+	}
+	/* after a clean decode of split s, whose values end at v1 */
+	__device__ __forceinline__ void finish(const gg_decode_args *a, uint64_t s, uint64_t v1,
+										   unsigned lane)
+	{
+		(void) a;
+		(void) s;
+		(void) v1;
+		(void) lane;
+	}
+};
+
+/*
+ * Version 2: the value offsets of each window come from the warp's cursor
+ * (v2_group_of) instead of loaded entries, and the run decoder checks value
+ * starts through its own cursor (src_tile_v2).  A window of 32 encoded
+ * values that all end inside the split is taken from the sums of its
+ * length bytes alone.  After a clean decode the warp checks the index
+ * blocks that start among its values, so that the splits together check
+ * every block once.
+ */
+template <uint32_t W>
+struct split_windows_v2
+{
+	typedef typename pos_of<W>::type P;
+	v2_cursor<P> cur;			/* the start of the split loop's value v */
+	v2_cursor<P> wcur;			/* in a run: the start of its next window */
+	v2_group<P> g;				/* the last window evaluated */
+	uint32_t	ahead_c,
+				ahead_r;		/* the next window's length bytes, packed at their use */
+
+	__device__ __forceinline__ bool seek(const gg_decode_args *a, uint64_t v, unsigned lane)
+	{
+		return v2_seek<W>(a, v, lane, &cur);
+	}
+	__device__ __forceinline__ void first(const gg_decode_args *a, uint64_t v, P c, P r, P c1, P r1,
+										  unsigned lane, warp_window<P> *w)
+	{
+		window_entries<P> ents;
+
+		wcur = cur;
+		/* the window after this one is loaded too: a run usually goes on */
+		v2_group_of<W>(a, cur, v2_packed(a, v + lane), lane, &g);
+		v2_load_lengths(a, v + 32 + lane, &ahead_c, &ahead_r);
+		ents.vc0 = g.c0;
+		ents.vr0 = g.r0;
+		ents.vc1 = g.c1;
+		ents.vr1 = g.r1;
+		eval_window(a, &ents, v, true, c, r, c1, r1, lane, w, g.bad);
+	}
+	__device__ __forceinline__ void took_raw()
+	{
+		v2_advance(&cur, g, 1);
+	}
+	__device__ __forceinline__ void run_started()
+	{
+		/* wcur: the start of the next window; the run's value starts are checked from v + 1 on */
+		v2_advance(&wcur, g, 32);
+		v2_advance(&cur, g, 1);
+	}
+	__device__ __forceinline__ bool next(const gg_decode_args *a, uint64_t vw, P c, P r, P c1, P r1,
+										 unsigned lane, warp_window<P> *w, P *c_end, P *r_end)
+	{
+		window_entries<P> ents;
+		uint32_t	pk = ahead_c | ahead_r << 16;
+		uint32_t	cl8 = ahead_c,
+					rl8 = ahead_r;
+		uint32_t	sums = __reduce_add_sync(FULL_MASK, pk);
+		P			tc = sums & 0xFFFF,
+					tr = sums >> 16;
+
+		/* long, malformed or stored raw: the window needs the full evaluation */
+		bool		odd = rl8 == GSST_TILE_LONG || cl8 > rl8 || (cl8 == rl8 && rl8 > 0);
+
+		v2_load_lengths(a, vw + 32 + lane, &ahead_c, &ahead_r);
+		if (!__any_sync(FULL_MASK, odd) && vw + 32 <= a->n && tc <= c1 - wcur.c &&
+			tr < r1 - wcur.r)
+		{
+			/*
+			 * The whole window, of encoded values that end inside the
+			 * split, goes to the run: eval_window would find exactly
+			 * that, so its sums are all it takes.
+			 */
+			wcur.c += tc;
+			wcur.r += tr;
+			*c_end = wcur.c;
+			*r_end = wcur.r;
+			return true;
+		}
+		v2_group_of<W>(a, wcur, pk, lane, &g);
+		ents.vc0 = g.c0;
+		ents.vr0 = g.r0;
+		ents.vc1 = g.c1;
+		ents.vr1 = g.r1;
+		eval_window(a, &ents, vw, false, c, r, c1, r1, lane, w, g.bad);
+		return false;
+	}
+	__device__ __forceinline__ void took_window()
+	{
+		v2_advance(&wcur, g, 32);
+	}
+	__device__ __forceinline__ int decode_run(const dec_smem &dec, const gg_decode_args *a,
+											  warp_stage *o, uint4 *cum, P c, P c_end, P r,
+											  P expect, uint64_t vn, uint64_t vlast, unsigned lane)
+	{
+		src_tile_v2<W> src(a, cur);
+		int			rc = warp_decode_run(dec, src, o, cum, c, c_end, r, expect, vn, vlast, lane);
+
+		/* its cursor went past every value of the run */
+		cur = src.cur;
+		return rc;
+	}
+	/*
+	 * Value v starts at the split's end, and v .. v1 - 1 are empty, as
+	 * gsst_tile_open checks.
+	 */
+	__device__ __forceinline__ bool rest_empty(const gg_decode_args *a, uint64_t v, uint64_t v1,
+											   P c1, P r1, unsigned lane)
+	{
+		if (cur.c != c1 || cur.r != r1)
+			return false;
+		for (uint64_t at = v; at < v1; at += 32)
+			if (__any_sync(FULL_MASK, at + lane < v1 && v2_packed(a, at + lane) != 0))
+				return false;
+		return true;
+	}
+	__device__ __forceinline__ void finish(const gg_decode_args *a, uint64_t s, uint64_t v1,
+										   unsigned lane)
+	{
+		uint64_t	v,
+					c64,
+					r64;
+
+		/* the split's first value again: kept in a register through the loop, it spilled */
+		gg_read_split(a, s, &v, &c64, &r64);
+		v2_check_blocks<W>(a, (v + GSST_TILE_BLOCK_VALUES - 1) / GSST_TILE_BLOCK_VALUES,
+						   (v1 + GSST_TILE_BLOCK_VALUES - 1) / GSST_TILE_BLOCK_VALUES, lane);
+	}
+};
+
+/*
+ * One warp decodes split s (same result and checks as gg_decode_split):
+ * a stored-raw value is copied; otherwise the longest run of encoded values
+ * (found 32 values at a time) is decoded as one code stream.  Win is the
+ * index version's policy (split_windows_v1, split_windows_v2).
+ */
+template <uint32_t W, class Win>
 __device__ __forceinline__ void
 warp_decode_split(const gg_decoder *table, const gg_decode_args *a, uint64_t s, uint8_t *stg,
 				  uint4 *cum, unsigned lane)
 {
 	typedef typename pos_of<W>::type P;
 	dec_smem	dec(table);
-	src_tile<W> src(a);
+	Win			win;
 	uint64_t	v, v1, c64, r64, c164, r164;
 	P			c, r, c1, r1;
 	warp_stage	o;
@@ -1903,180 +2121,23 @@ warp_decode_split(const gg_decoder *table, const gg_decode_args *a, uint64_t s, 
 	c1 = (P) c164;
 	r1 = (P) r164;
 	stage_init(&o, stg, (uintptr_t) a->out + r, (uintptr_t) a->out + r1);
-	while (r < r1 || c < c1)
-	{
-		warp_window<P> w;
-		window_entries<P> ents,
-					ahead;
-		unsigned	k,
-					total_k;
-		P			c_end,
-					r_end;
-		bool		ended;
-
-		if (v >= a->n)
-		{
-			rc = GSST_ERR_OFFSET;
-			break;
-		}
-		/* the window after this one is fetched too: a run usually goes on */
-		fetch_window<W>(a, v, lane, &ents);
-		fetch_window<W>(a, v + 32, lane, &ahead);
-		eval_window(a, &ents, v, true, c, r, c1, r1, lane, &w);
-		if (w.m_bad & 1)
-		{
-			rc = GSST_ERR_OFFSET;
-			break;
-		}
-		if (w.m_raw & 1)
-		{
-			P			ce0 = __shfl_sync(FULL_MASK, w.ce, 0);
-			P			re0 = __shfl_sync(FULL_MASK, w.re, 0);
-
-			if (ce0 - c != re0 - r)
-			{
-				rc = GSST_ERR_LENGTH;
-				break;
-			}
-			stage_copy_raw(&o, a->codes, c, ce0 - c, lane);
-			if (w.m_end & 1)
-			{
-				inside = true;
-				break;
-			}
-			c = ce0;
-			r = re0;
-			v++;
-			continue;
-		}
-		k = window_run(&w, true);
-		c_end = __shfl_sync(FULL_MASK, w.ce, k - 1);
-		r_end = __shfl_sync(FULL_MASK, w.re, k - 1);
-		ended = (w.m_end >> (k - 1)) & 1;
-		total_k = k;
-		/* a whole window of encoded values: the run goes on */
-		while (k == 32 && !ended)
-		{
-			/* the window at v + total_k is in ahead; fetch the next one meanwhile */
-			ents = ahead;
-			fetch_window<W>(a, v + total_k + 32, lane, &ahead);
-			eval_window(a, &ents, v + total_k, false, c, r, c1, r1, lane, &w);
-			k = window_run(&w, false);
-			if (k == 0)
-				break;
-			c_end = __shfl_sync(FULL_MASK, w.ce, k - 1);
-			r_end = __shfl_sync(FULL_MASK, w.re, k - 1);
-			ended = (w.m_end >> (k - 1)) & 1;
-			total_k += k;
-		}
-		rc = warp_decode_run(dec, src, &o, cum, c, c_end, r, r_end - r, v + 1,
-							 v + total_k, lane);
-		if (rc != GSST_OK)
-			break;
-		if (ended)
-		{
-			v += total_k - 1;	/* the value the split ends inside */
-			inside = true;
-			break;
-		}
-		c = c_end;
-		r = r_end;
-		v += total_k;
-	}
-	/*
-	 * Values the loop did not reach (empty ones at the split's end) must
-	 * start and end there too, as gsst_tile_open checks: offsets v .. v1.
-	 */
-	if (rc == GSST_OK && (inside ? v != v1 : v > v1))
-		rc = GSST_ERR_OFFSET;
-	if (rc == GSST_OK && !inside)
-		for (uint64_t at = v; at <= v1; at += 32)
-		{
-			uint64_t	i = at + lane;
-			bool		bad = i <= v1 && (entry<W>(a->comp, i) != c1 || entry<W>(a->raw, i) != r1);
-
-			if (__any_sync(FULL_MASK, bad))
-			{
-				rc = GSST_ERR_OFFSET;
-				break;
-			}
-		}
-	if (rc != GSST_OK)
-	{
-		if (lane == 0)
-			gg_set_error(a->err, rc, 1, s);
-		return;
-	}
-	__syncwarp();
-	stage_flush(&o, lane, true);
-}
-
-/*
- * warp_decode_split on a version 2 tile: the same loop, with the value
- * offsets of each window from the warp's cursor (v2_group_of) instead of
- * loaded entries; the run decoder checks value starts through its own
- * cursor (src_tile_v2).  After a clean decode the warp checks the index
- * blocks that start among its values, so that the splits together check
- * every block once.
- */
-template <uint32_t W>
-__device__ __forceinline__ void
-warp_decode_split_v2(const gg_decoder *table, const gg_decode_args *a, uint64_t s, uint8_t *stg,
-					 uint4 *cum, unsigned lane)
-{
-	typedef typename pos_of<W>::type P;
-	dec_smem	dec(table);
-	uint64_t	v, v1, c64, r64, c164, r164;
-	P			c, r, c1, r1;
-	warp_stage	o;
-	v2_cursor<P> cur;			/* the start of value v */
-	int			rc = GSST_OK;
-	bool		inside = false;	/* the split ends inside value v */
-
-	gg_read_split(a, s, &v, &c64, &r64);
-	gg_read_split(a, s + 1, &v1, &c164, &r164);
-
-	if (!(v <= v1 && v1 <= a->n && c64 <= c164 && c164 <= a->code_bytes && r64 <= r164 &&
-		  r164 <= a->raw_bytes))
-	{
-		if (lane == 0)
-			gg_set_error(a->err, GSST_ERR_OFFSET, 1, s);
-		return;
-	}
-	c = (P) c64;
-	r = (P) r64;
-	c1 = (P) c164;
-	r1 = (P) r164;
-	stage_init(&o, stg, (uintptr_t) a->out + r, (uintptr_t) a->out + r1);
-	if (!v2_seek<W>(a, v, lane, &cur))
+	if (!win.seek(a, v, lane))
 		rc = GSST_ERR_OFFSET;
 	while (rc == GSST_OK && (r < r1 || c < c1))
 	{
 		warp_window<P> w;
-		window_entries<P> ents;
-		v2_group<P> g;
-		v2_cursor<P> wcur = cur;
 		unsigned	k,
 					total_k;
 		P			c_end,
 					r_end;
 		bool		ended;
-		uint32_t	ahead_c,
-					ahead_r;	/* the next window's length bytes, packed at their use */
 
 		if (v >= a->n)
 		{
 			rc = GSST_ERR_OFFSET;
 			break;
 		}
-		/* the window after this one is loaded too: a run usually goes on */
-		v2_group_of<W>(a, cur, v2_packed(a, v + lane), lane, &g);
-		v2_load_lengths(a, v + 32 + lane, &ahead_c, &ahead_r);
-		ents.vc0 = g.c0;
-		ents.vr0 = g.r0;
-		ents.vc1 = g.c1;
-		ents.vr1 = g.r1;
-		eval_window(a, &ents, v, true, c, r, c1, r1, lane, &w, g.bad);
+		win.first(a, v, c, r, c1, r1, lane, &w);
 		if (w.m_bad & 1)
 		{
 			rc = GSST_ERR_OFFSET;
@@ -2101,7 +2162,7 @@ warp_decode_split_v2(const gg_decoder *table, const gg_decode_args *a, uint64_t 
 			c = ce0;
 			r = re0;
 			v++;
-			v2_advance(&cur, g, 1);
+			win.took_raw();
 			continue;
 		}
 		k = window_run(&w, true);
@@ -2109,42 +2170,15 @@ warp_decode_split_v2(const gg_decoder *table, const gg_decode_args *a, uint64_t 
 		r_end = __shfl_sync(FULL_MASK, w.re, k - 1);
 		ended = (w.m_end >> (k - 1)) & 1;
 		total_k = k;
-		/* wcur: the start of the next window; the run's value starts are checked from v + 1 on */
-		v2_advance(&wcur, g, 32);
-		v2_advance(&cur, g, 1);
+		win.run_started();
+		/* a whole window of encoded values: the run goes on */
 		while (k == 32 && !ended)
 		{
-			uint32_t	pk = ahead_c | ahead_r << 16;
-			uint32_t	cl8 = ahead_c,
-						rl8 = ahead_r;
-			uint32_t	sums = __reduce_add_sync(FULL_MASK, pk);
-			P			tc = sums & 0xFFFF,
-						tr = sums >> 16;
-			/* long, malformed or stored raw: the window needs the full evaluation */
-			bool		odd = rl8 == GSST_TILE_LONG || cl8 > rl8 || (cl8 == rl8 && rl8 > 0);
-
-			v2_load_lengths(a, v + total_k + 32 + lane, &ahead_c, &ahead_r);
-			if (!__any_sync(FULL_MASK, odd) && v + total_k + 32 <= a->n && tc <= c1 - wcur.c &&
-				tr < r1 - wcur.r)
+			if (win.next(a, v + total_k, c, r, c1, r1, lane, &w, &c_end, &r_end))
 			{
-				/*
-				 * The whole window, of encoded values that end inside the
-				 * split, goes to the run: eval_window would find exactly
-				 * that, so its sums are all it takes.
-				 */
-				wcur.c += tc;
-				wcur.r += tr;
-				c_end = wcur.c;
-				r_end = wcur.r;
 				total_k += 32;
 				continue;
 			}
-			v2_group_of<W>(a, wcur, pk, lane, &g);
-			ents.vc0 = g.c0;
-			ents.vr0 = g.r0;
-			ents.vc1 = g.c1;
-			ents.vr1 = g.r1;
-			eval_window(a, &ents, v + total_k, false, c, r, c1, r1, lane, &w, g.bad);
 			k = window_run(&w, false);
 			if (k == 0)
 				break;
@@ -2152,16 +2186,9 @@ warp_decode_split_v2(const gg_decoder *table, const gg_decode_args *a, uint64_t 
 			r_end = __shfl_sync(FULL_MASK, w.re, k - 1);
 			ended = (w.m_end >> (k - 1)) & 1;
 			total_k += k;
-			v2_advance(&wcur, g, 32);
+			win.took_window();
 		}
-		{
-			src_tile_v2<W> src(a, cur);
-
-			rc = warp_decode_run(dec, src, &o, cum, c, c_end, r, r_end - r, v + 1, v + total_k,
-								 lane);
-			/* its cursor went past every value of the run */
-			cur = src.cur;
-		}
+		rc = win.decode_run(dec, a, &o, cum, c, c_end, r, r_end - r, v + 1, v + total_k, lane);
 		if (rc != GSST_OK)
 			break;
 		if (ended)
@@ -2174,21 +2201,10 @@ warp_decode_split_v2(const gg_decoder *table, const gg_decode_args *a, uint64_t 
 		r = r_end;
 		v += total_k;
 	}
-	/*
-	 * Values the loop did not reach (empty ones at the split's end) must
-	 * start and end there too, as gsst_tile_open checks: value v starts at
-	 * the split's end, and v .. v1 - 1 are empty.
-	 */
 	if (rc == GSST_OK && (inside ? v != v1 : v > v1))
 		rc = GSST_ERR_OFFSET;
-	if (rc == GSST_OK && !inside)
-	{
-		if (cur.c != c1 || cur.r != r1)
-			rc = GSST_ERR_OFFSET;
-		for (uint64_t at = v; rc == GSST_OK && at < v1; at += 32)
-			if (__any_sync(FULL_MASK, at + lane < v1 && v2_packed(a, at + lane) != 0))
-				rc = GSST_ERR_OFFSET;
-	}
+	if (rc == GSST_OK && !inside && !win.rest_empty(a, v, v1, c1, r1, lane))
+		rc = GSST_ERR_OFFSET;
 	if (rc != GSST_OK)
 	{
 		if (lane == 0)
@@ -2197,10 +2213,7 @@ warp_decode_split_v2(const gg_decoder *table, const gg_decode_args *a, uint64_t 
 	}
 	__syncwarp();
 	stage_flush(&o, lane, true);
-	/* the split's first value again: kept in a register through the loop, it spilled */
-	gg_read_split(a, s, &v, &c64, &r64);
-	v2_check_blocks<W>(a, (v + GSST_TILE_BLOCK_VALUES - 1) / GSST_TILE_BLOCK_VALUES,
-					   (v1 + GSST_TILE_BLOCK_VALUES - 1) / GSST_TILE_BLOCK_VALUES, lane);
+	win.finish(a, s, v1, lane);
 }
 
 #ifndef SPLIT_MIN_BLOCKS
@@ -2228,10 +2241,10 @@ k_decode_split_warp(gg_decode_args a, const gg_decoder *dec_global)
 		if (s == 0 && lane == 0)
 			v2_check_ends(&a, true);
 		if (s < a.nsplits)
-			warp_decode_split_v2<W>(&dec, &a, s, stage[warp], cum[warp], lane);
+			warp_decode_split<W, split_windows_v2<W> >(&dec, &a, s, stage[warp], cum[warp], lane);
 	}
 	else if (s < a.nsplits)
-		warp_decode_split<W>(&dec, &a, s, stage[warp], cum[warp], lane);
+		warp_decode_split<W, split_windows_v1<W> >(&dec, &a, s, stage[warp], cum[warp], lane);
 }
 
 /* append the code bytes [c, end) of the tile to a lane's accumulator */
