@@ -3,8 +3,8 @@
 # baselines --tsv): ratio against decode GB/s and against encode GB/s, side
 # by side in one PNG, gsst marked, the Pareto front of each drawn as a line.
 #   bench/pareto.sh TSV PNG [GSST_TILE_RATIO]
-# GSST_TILE_RATIO (optional) adds gsst's whole-tile ratio (with its 8-byte
-# value offsets) as a second, hollow gsst point; it is left out of the front.
+# GSST_TILE_RATIO (optional) adds gsst's whole-tile ratio (codes, table and
+# the value index) as a second, hollow gsst point; it is left out of the front.
 # Prints the front of each plot.  Needs gnuplot (Debian: gnuplot-nox).
 set -eu
 TSV=$1
@@ -48,7 +48,7 @@ do for [ax in "4 3"] {
 		"$TMP/other".ax using 1:2:3 with labels offset char 0,0.9 font ",9" notitle, \
 		"$TMP/gsst".ax using 1:2 with points pt 5 ps 2.2 lc rgb "#d62728" title "gsst (codes + table)", \
 		"$TMP/gsst".ax using 1:2:3 with labels offset char 0,1.2 font ",11" tc rgb "#d62728" notitle, \
-		"$TMP/tile".ax using 1:2 with points pt 4 ps 2.2 lc rgb "#d62728" title "gsst (whole tile, 8-byte offsets per value)"
+		"$TMP/tile".ax using 1:2 with points pt 4 ps 2.2 lc rgb "#d62728" title "gsst (whole tile, with its value index)"
 }
 unset multiplot
 GP
