@@ -136,6 +136,16 @@ SELECT count(*) AS lists,
 FROM (SELECT p AS a, lead(p, 1, 'x') OVER (ORDER BY n) AS b,
              lead(p, 7, 'ab') OVER (ORDER BY n) AS d FROM qprobe) s;
 
+-- IN lists and constant arrays whose elements repeat or are NULL: an
+-- element the executor passes again is known by its place in the array.
+SELECT count(*) AS lists,
+       sum(qcheck(format('c IN (%L, NULL, %L, %L, %L, %L)', a, b, a, d, b), a)) AS in_repeats_null,
+       sum(qcheck(format('c NOT IN (%L, %L, %L, %L)', d, a, d, b), a)) AS not_in_repeats,
+       sum(qcheck(format('c = ANY (ARRAY[%L, %L, NULL, %L])', b, a, b), a)) AS any_array_null,
+       sum(qcheck(format('c IN (%L, %L) AND c IN (%L, %L, %L)', a, b, b, d, a), a)) AS two_lists
+FROM (SELECT p AS a, lead(p, 1, 'x') OVER (ORDER BY n) AS b,
+             lead(p, 3, 'ab') OVER (ORDER BY n) AS d FROM qprobe WHERE n % 3 = 0) s;
+
 -- Two gsst values: of one dictionary, of two, raw against encoded.
 SELECT count(*) AS disagreements
 FROM qv a JOIN qv b ON a.id % 41 = b.id % 37
