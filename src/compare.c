@@ -39,9 +39,11 @@
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
+#include "lib/hyperloglog.h"
 #include "port/pg_bswap.h"
 #include "nodes/primnodes.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/sortsupport.h"
@@ -779,39 +781,111 @@ gsst_cmp_c(Datum x, Datum y, SortSupport ssup)
 {
 	struct varlena *vx = gsst_detoast_packed(x);
 	struct varlena *vy = gsst_detoast_packed(y);
-	GsstView	a;
-	GsstView	b;
+	const uint8 *px = (const uint8 *) VARDATA_ANY(vx);
+	const uint8 *py = (const uint8 *) VARDATA_ANY(vy);
+	Size		nx = VARSIZE_ANY_EXHDR(vx);
+	Size		ny = VARSIZE_ANY_EXHDR(vy);
+	uint32		idx;
+	uint32		idy;
+	int			hx;
+	int			hy;
 	int			result;
 
-	gsst_value_view(vx, &a);
-	gsst_value_view(vy, &b);
-	result = gsst_view_order(&a, &b);
+	/* the usual pair, encoded with one dictionary, without a view */
+	if (nx > 0 && ny > 0 && px[0] == 0 && py[0] == 0 &&
+		(hx = gsst_datum_header_parse_fast(px, nx, &idx)) > 0 &&
+		(hy = gsst_datum_header_parse_fast(py, ny, &idy)) > 0 && idx == idy)
+	{
+		const gsst_table *table = gsst_dict_table(idx);
+		int			rc = gsst_compare_codes(table, px + hx, nx - hx,
+											table, py + hy, ny - hy, &result);
+
+		if (rc < 0)
+			gsst_report_corrupt("bad codes", rc);
+	}
+	else
+	{
+		GsstView	a;
+		GsstView	b;
+
+		gsst_value_view(vx, &a);
+		gsst_value_view(vy, &b);
+		result = gsst_view_order(&a, &b);
+	}
 	FREE_IF_COPY_DATUM(vx, x);
 	FREE_IF_COPY_DATUM(vy, y);
 	return result;
 }
 
+/*
+ * Under C, text's rule for giving up abbreviated keys (varstr_abbrev_abort):
+ * the distinct keys against the distinct values, both counted with
+ * HyperLogLog.  Text counts values by the hash of their first 64 bytes;
+ * here the stored bytes stand for them (one text is stored one way per
+ * dictionary), so nothing is decoded to count them.
+ */
+typedef struct GsstAbbrevState
+{
+	hyperLogLogState abbr_card;
+	hyperLogLogState full_card;
+	double		prop_card;
+} GsstAbbrevState;
+
 static Datum
 gsst_abbrev_convert_c(Datum original, SortSupport ssup)
 {
+	GsstAbbrevState *state = (GsstAbbrevState *) ssup->ssup_extra;
 	struct varlena *v = gsst_detoast_packed(original);
 	GsstView	view;
 	uint8		prefix[sizeof(Datum) + GSST_MAX_SYMBOL_LEN];
 	const uint8 *bytes;
 	Size		len;
 	Datum		res = (Datum) 0;
+	uint32		hash;
+
+	hash = DatumGetUInt32(hash_any((const unsigned char *) VARDATA_ANY(v),
+								   Min(VARSIZE_ANY_EXHDR(v), PG_CACHE_LINE_SIZE)));
+	addHyperLogLog(&state->full_card, hash);
 
 	gsst_value_view(v, &view);
 	bytes = gsst_view_prefix(&view, sizeof(Datum), prefix, &len);
 	memcpy(&res, bytes, Min(len, sizeof(Datum)));
 	FREE_IF_COPY_DATUM(v, original);
-	return DatumBigEndianToNative(res);
+	res = DatumBigEndianToNative(res);
+
+#if SIZEOF_DATUM == 8
+	hash = DatumGetUInt32(hash_uint32((uint32) res ^ (uint32) (res >> 32)));
+#else
+	hash = DatumGetUInt32(hash_uint32((uint32) res));
+#endif
+	addHyperLogLog(&state->abbr_card, hash);
+	return res;
 }
 
 static bool
-gsst_abbrev_abort_never(int memtupcount, SortSupport ssup)
+gsst_abbrev_abort_c(int memtupcount, SortSupport ssup)
 {
-	return false;
+	GsstAbbrevState *state = (GsstAbbrevState *) ssup->ssup_extra;
+	double		abbrev_distinct;
+	double		key_distinct;
+
+	if (memtupcount < 100)
+		return false;
+	abbrev_distinct = Max(estimateHyperLogLog(&state->abbr_card), 1.0);
+	key_distinct = Max(estimateHyperLogLog(&state->full_card), 1.0);
+	if (abbrev_distinct > key_distinct * state->prop_card)
+	{
+		/* past 10,000 rows, ask for less next time (text's decay) */
+		if (memtupcount > 10000)
+			state->prop_card *= 0.65;
+		return false;
+	}
+#if PG_VERSION_NUM >= 180000 || defined(TRACE_SORT)
+	if (trace_sort)
+		elog(LOG, "gsst: aborted abbreviation at %d (abbrev_distinct: %f, key_distinct: %f, prop_card: %f)",
+			 memtupcount, abbrev_distinct, key_distinct, state->prop_card);
+#endif
+	return true;
 }
 
 /* A value as a text datum, decoded into buf when encoded. */
@@ -884,9 +958,18 @@ gsst_sortsupport(PG_FUNCTION_ARGS)
 		ssup->comparator = gsst_cmp_c;
 		if (ssup->abbreviate)
 		{
+			GsstAbbrevState *abbrev;
+
 			ssup->comparator = ssup_datum_unsigned_cmp;
+			old = MemoryContextSwitchTo(ssup->ssup_cxt);
+			abbrev = palloc(sizeof(GsstAbbrevState));
+			initHyperLogLog(&abbrev->abbr_card, 10);
+			initHyperLogLog(&abbrev->full_card, 10);
+			abbrev->prop_card = 0.20;
+			MemoryContextSwitchTo(old);
+			ssup->ssup_extra = abbrev;
 			ssup->abbrev_converter = gsst_abbrev_convert_c;
-			ssup->abbrev_abort = gsst_abbrev_abort_never;
+			ssup->abbrev_abort = gsst_abbrev_abort_c;
 			ssup->abbrev_full_comparator = gsst_cmp_c;
 		}
 		PG_RETURN_VOID();

@@ -255,17 +255,63 @@ stream_fill(code_stream *s)
 	return rc;
 }
 
-int
-gsst_compare_codes(const gsst_table *ta, const uint8_t *a, size_t a_len,
-				   const gsst_table *tb, const uint8_t *b, size_t b_len,
-				   int *order)
+/*
+ * The length of the longest run of whole codes that a and b (of one table)
+ * share: byte-equal codes decode to equal text, so their order is that of
+ * what follows.  An escape's literal belongs to its code, so a run that
+ * ends between the two is cut before the escape.
+ */
+GSST_INLINE size_t
+common_codes(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	size_t		i = 0;
+	int			escapes = 0;
+	size_t		j;
+
+	while (i + 8 <= n)
+	{
+		uint64_t	w = load_u64(a + i);
+		uint64_t	d = w ^ load_u64(b + i);
+		/* a byte of w is 0xFF (an escape, or an escape's literal) */
+		uint64_t	inv = ~w;
+		unsigned	same = d ? (unsigned) __builtin_ctzll(d) / 8 : 8;
+
+		if (((inv - 0x0101010101010101ull) & ~inv & 0x8080808080808080ull) &
+			low_bytes_mask(same))
+			escapes = 1;
+		i += same;
+		if (same < 8)
+			break;
+	}
+	if (i + 8 > n)
+		while (i < n && a[i] == b[i])
+		{
+			escapes |= a[i] == GSST_ESCAPE;
+			i++;
+		}
+	if (!escapes)
+		return i;
+	/* walk the codes: the run ends at the last code that ends by i */
+	for (j = 0; j < i;)
+	{
+		size_t		next = j + (a[j] == GSST_ESCAPE ? 2 : 1);
+
+		if (next > i)
+			break;
+		j = next;
+	}
+	return j;
+}
+
+/* Two code sequences decoded a window at a time, compared as they go. */
+static GSST_NOINLINE int
+compare_streams(const gsst_table *ta, const uint8_t *a, size_t a_len,
+				const gsst_table *tb, const uint8_t *b, size_t b_len,
+				int *order)
 {
 	code_stream sa;
 	code_stream sb;
 
-	if (ta == NULL || tb == NULL || order == NULL ||
-		(a == NULL && a_len > 0) || (b == NULL && b_len > 0))
-		return GSST_ERR_ARG;
 	sa.table = ta, sa.in = a, sa.end = a + a_len, sa.have = 0;
 	sb.table = tb, sb.in = b, sb.end = b + b_len, sb.have = 0;
 	for (;;)
@@ -295,4 +341,39 @@ gsst_compare_codes(const gsst_table *ta, const uint8_t *a, size_t a_len,
 		memmove(sa.buf, sa.buf + m, sa.have);
 		memmove(sb.buf, sb.buf + m, sb.have);
 	}
+}
+
+int
+gsst_compare_codes(const gsst_table *ta, const uint8_t *a, size_t a_len,
+				   const gsst_table *tb, const uint8_t *b, size_t b_len,
+				   int *order)
+{
+	if (ta == NULL || tb == NULL || order == NULL ||
+		(a == NULL && a_len > 0) || (b == NULL && b_len > 0))
+		return GSST_ERR_ARG;
+	if (ta == tb)
+	{
+		size_t		k = common_codes(a, b, a_len < b_len ? a_len : b_len);
+
+		a += k, a_len -= k;
+		b += k, b_len -= k;
+		/* the first codes that differ, when neither is an escape, often decide */
+		if (a_len > 0 && b_len > 0 && a[0] != GSST_ESCAPE && b[0] != GSST_ESCAPE)
+		{
+			unsigned	na = ta->len[a[0]];
+			unsigned	nb = ta->len[b[0]];
+			uint64_t	mask = low_bytes_mask(na < nb ? na : nb);
+			uint64_t	sym_a = ta->symbol[a[0]] & mask;
+			uint64_t	sym_b = ta->symbol[b[0]] & mask;
+
+			if (GSST_UNLIKELY(na == 0 || nb == 0))
+				return GSST_ERR_BAD_CODE;
+			if (sym_a != sym_b)
+			{
+				*order = word_order(sym_a, sym_b);
+				return GSST_OK;
+			}
+		}
+	}
+	return compare_streams(ta, a, a_len, tb, b, b_len, order);
 }
