@@ -39,11 +39,9 @@
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
-#include "lib/hyperloglog.h"
 #include "port/pg_bswap.h"
 #include "nodes/primnodes.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/sortsupport.h"
@@ -525,7 +523,7 @@ values_equal_full(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
  * passes next) against an in-line value that is raw or encoded with the
  * dictionary met last.  EQ_DECODE sends anything else to the full path.
  */
-static inline int
+static pg_attribute_always_inline int
 probe_equal_fast(CompareState *st, FunctionCallInfo fcinfo, bool value_gsst)
 {
 	int			pa = st->probe_arg;
@@ -817,75 +815,35 @@ gsst_cmp_c(Datum x, Datum y, SortSupport ssup)
 	return result;
 }
 
-/*
- * Under C, text's rule for giving up abbreviated keys (varstr_abbrev_abort):
- * the distinct keys against the distinct values, both counted with
- * HyperLogLog.  Text counts values by the hash of their first 64 bytes;
- * here the stored bytes stand for them (one text is stored one way per
- * dictionary), so nothing is decoded to count them.
- */
-typedef struct GsstAbbrevState
-{
-	hyperLogLogState abbr_card;
-	hyperLogLogState full_card;
-	double		prop_card;
-} GsstAbbrevState;
-
 static Datum
 gsst_abbrev_convert_c(Datum original, SortSupport ssup)
 {
-	GsstAbbrevState *state = (GsstAbbrevState *) ssup->ssup_extra;
 	struct varlena *v = gsst_detoast_packed(original);
 	GsstView	view;
 	uint8		prefix[sizeof(Datum) + GSST_MAX_SYMBOL_LEN];
 	const uint8 *bytes;
 	Size		len;
 	Datum		res = (Datum) 0;
-	uint32		hash;
-
-	hash = DatumGetUInt32(hash_any((const unsigned char *) VARDATA_ANY(v),
-								   Min(VARSIZE_ANY_EXHDR(v), PG_CACHE_LINE_SIZE)));
-	addHyperLogLog(&state->full_card, hash);
 
 	gsst_value_view(v, &view);
 	bytes = gsst_view_prefix(&view, sizeof(Datum), prefix, &len);
 	memcpy(&res, bytes, Min(len, sizeof(Datum)));
 	FREE_IF_COPY_DATUM(v, original);
-	res = DatumBigEndianToNative(res);
-
-#if SIZEOF_DATUM == 8
-	hash = DatumGetUInt32(hash_uint32((uint32) res ^ (uint32) (res >> 32)));
-#else
-	hash = DatumGetUInt32(hash_uint32((uint32) res));
-#endif
-	addHyperLogLog(&state->abbr_card, hash);
-	return res;
+	return DatumBigEndianToNative(res);
 }
 
+/*
+ * Text gives up abbreviated keys when they are too often equal
+ * (varstr_abbrev_abort), because its full comparison is a memcmp.  Here a
+ * full comparison decodes, so keys that settle even a part of the
+ * comparisons pay for themselves: text's rule made sorts of values with
+ * few distinct 8-byte prefixes (dbtext's genome) much slower, and gained
+ * nothing measurable where all keys are equal (bench/README.md).
+ */
 static bool
-gsst_abbrev_abort_c(int memtupcount, SortSupport ssup)
+gsst_abbrev_abort_never(int memtupcount, SortSupport ssup)
 {
-	GsstAbbrevState *state = (GsstAbbrevState *) ssup->ssup_extra;
-	double		abbrev_distinct;
-	double		key_distinct;
-
-	if (memtupcount < 100)
-		return false;
-	abbrev_distinct = Max(estimateHyperLogLog(&state->abbr_card), 1.0);
-	key_distinct = Max(estimateHyperLogLog(&state->full_card), 1.0);
-	if (abbrev_distinct > key_distinct * state->prop_card)
-	{
-		/* past 10,000 rows, ask for less next time (text's decay) */
-		if (memtupcount > 10000)
-			state->prop_card *= 0.65;
-		return false;
-	}
-#if PG_VERSION_NUM >= 180000 || defined(TRACE_SORT)
-	if (trace_sort)
-		elog(LOG, "gsst: aborted abbreviation at %d (abbrev_distinct: %f, key_distinct: %f, prop_card: %f)",
-			 memtupcount, abbrev_distinct, key_distinct, state->prop_card);
-#endif
-	return true;
+	return false;
 }
 
 /* A value as a text datum, decoded into buf when encoded. */
@@ -958,18 +916,9 @@ gsst_sortsupport(PG_FUNCTION_ARGS)
 		ssup->comparator = gsst_cmp_c;
 		if (ssup->abbreviate)
 		{
-			GsstAbbrevState *abbrev;
-
 			ssup->comparator = ssup_datum_unsigned_cmp;
-			old = MemoryContextSwitchTo(ssup->ssup_cxt);
-			abbrev = palloc(sizeof(GsstAbbrevState));
-			initHyperLogLog(&abbrev->abbr_card, 10);
-			initHyperLogLog(&abbrev->full_card, 10);
-			abbrev->prop_card = 0.20;
-			MemoryContextSwitchTo(old);
-			ssup->ssup_extra = abbrev;
 			ssup->abbrev_converter = gsst_abbrev_convert_c;
-			ssup->abbrev_abort = gsst_abbrev_abort_c;
+			ssup->abbrev_abort = gsst_abbrev_abort_never;
 			ssup->abbrev_full_comparator = gsst_cmp_c;
 		}
 		PG_RETURN_VOID();

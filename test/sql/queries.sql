@@ -201,8 +201,8 @@ JOIN (SELECT row_number() OVER (ORDER BY c COLLATE qci, id) AS rn, id FROM qt) b
 WHERE a.id <> b.id;
 
 -- Values that share more than 8 leading bytes, as in c_name: the
--- abbreviated keys are all equal and given up, as text gives them up, and
--- comparisons skip the codes two values share (escapes among them).
+-- abbreviated keys are all equal, and comparisons skip the codes two
+-- values share (escapes among them).
 CREATE TABLE qlong (id serial PRIMARY KEY, c text COMPRESSION gsst);
 INSERT INTO qlong (c)
 SELECT 'Customer#' || lpad((i * 7919 % 4000)::text, 9, '0')
