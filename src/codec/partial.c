@@ -343,6 +343,42 @@ compare_streams(const gsst_table *ta, const uint8_t *a, size_t a_len,
 	}
 }
 
+/* Bytes compared after the shared codes before the stream takes over. */
+#define COMPARE_WINDOW 16
+
+/*
+ * Decode codes until at least want bytes are out or the codes end, into
+ * out (room for want + 8 bytes); the count, or < 0.  Only the first want
+ * bytes are compared by the caller, which reads no further.
+ */
+GSST_INLINE int64_t
+decode_window(const gsst_table *table, const uint8_t *in, size_t in_len,
+			  uint8_t *out, size_t want)
+{
+	const uint8_t *end = in + in_len;
+	size_t		o = 0;
+
+	while (o < want && in < end)
+	{
+		unsigned	code = *in++;
+
+		if (code == GSST_ESCAPE)
+		{
+			if (in == end)
+				return GSST_ERR_DANGLING_ESCAPE;
+			out[o++] = *in++;
+		}
+		else
+		{
+			if (GSST_UNLIKELY(table->len[code] == 0))
+				return GSST_ERR_BAD_CODE;
+			store_u64(out + o, table->symbol[code]);
+			o += table->len[code];
+		}
+	}
+	return (int64_t) o;
+}
+
 int
 gsst_compare_codes(const gsst_table *ta, const uint8_t *a, size_t a_len,
 				   const gsst_table *tb, const uint8_t *b, size_t b_len,
@@ -373,6 +409,43 @@ gsst_compare_codes(const gsst_table *ta, const uint8_t *a, size_t a_len,
 				*order = word_order(sym_a, sym_b);
 				return GSST_OK;
 			}
+		}
+	}
+
+	/* the next bytes of both, most often enough */
+	{
+		uint8_t		wa[COMPARE_WINDOW + GSST_MAX_SYMBOL_LEN];
+		uint8_t		wb[COMPARE_WINDOW + GSST_MAX_SYMBOL_LEN];
+		int64_t		la = decode_window(ta, a, a_len, wa, COMPARE_WINDOW);
+		int64_t		lb = decode_window(tb, b, b_len, wb, COMPARE_WINDOW);
+		size_t		m;
+
+		if (la < 0)
+			return (int) la;
+		if (lb < 0)
+			return (int) lb;
+		m = (size_t) (la < lb ? la : lb);
+		if (m > COMPARE_WINDOW)
+			m = COMPARE_WINDOW;
+		for (size_t off = 0; off < m; off += 8)
+		{
+			unsigned	n = m - off < 8 ? (unsigned) (m - off) : 8;
+			uint64_t	mask = low_bytes_mask(n);
+			uint64_t	x = load_u64(wa + off) & mask;
+			uint64_t	y = load_u64(wb + off) & mask;
+
+			if (x != y)
+			{
+				*order = word_order(x, y);
+				return GSST_OK;
+			}
+		}
+		/* equal so far: a value that ended within the window decides */
+		if (la < COMPARE_WINDOW || lb < COMPARE_WINDOW)
+		{
+			*order = la == lb ? GSST_ORDER_EQUAL
+				: la < lb ? GSST_ORDER_PREFIX_OF : GSST_ORDER_HAS_PREFIX;
+			return GSST_OK;
 		}
 	}
 	return compare_streams(ta, a, a_len, tb, b, b_len, order);
