@@ -78,6 +78,15 @@ typedef struct Probe
 	int			maxcodes;
 	int			last;			/* codes[last] was used last */
 	ProbeCode  *codes;
+	/*
+	 * codes[last] as the fast path reads it: the length a value encoded with
+	 * its dictionary has when equal (SIZE_MAX when the probe is stored raw
+	 * there), and its header (last_hlen 0 while there is none).
+	 */
+	Size		last_len;
+	const char *last_payload;
+	uint8		last_hlen;
+	uint8		last_header[GSST_DATUM_MAX_HEADER];
 } Probe;
 
 /* State of one call site, in fn_extra. */
@@ -341,6 +350,19 @@ find_probe(CompareState *st, struct varlena *arg, bool is_gsst)
 	return &st->probes[found];
 }
 
+/* Make codes[i] the dictionary met last. */
+static void
+probe_use_code(Probe *p, int i)
+{
+	const ProbeCode *pc = &p->codes[i];
+
+	p->last = i;
+	p->last_len = pc->raw ? SIZE_MAX : pc->len;
+	p->last_payload = pc->payload;
+	p->last_hlen = pc->hlen;
+	memcpy(p->last_header, pc->header, pc->hlen);
+}
+
 /* What the probe is stored as with dictionary table_id. */
 static const ProbeCode *
 probe_code(CompareState *st, Probe *p, uint32 table_id)
@@ -353,7 +375,7 @@ probe_code(CompareState *st, Probe *p, uint32 table_id)
 	for (int i = 0; i < p->ncodes; i++)
 		if (p->codes[i].table_id == table_id)
 		{
-			p->last = i;
+			probe_use_code(p, i);
 			return &p->codes[i];
 		}
 
@@ -374,7 +396,7 @@ probe_code(CompareState *st, Probe *p, uint32 table_id)
 	pc->raw = payload_is_raw(pc->payload, pc->len);
 	pc->hlen = gsst_datum_header_write(table_id, pc->header);
 	pfree(datum);
-	p->last = p->ncodes++;
+	probe_use_code(p, p->ncodes++);
 	return pc;
 }
 
@@ -530,9 +552,13 @@ probe_equal_fast(CompareState *st, FunctionCallInfo fcinfo, bool value_gsst)
 	const char *parg = DatumGetPointer(fcinfo->args[pa].value);
 	const struct varlena *v = (const struct varlena *) DatumGetPointer(fcinfo->args[1 - pa].value);
 	const Probe *p;
-	const ProbeCode *pc;
 	const char *pv;
 	Size		nv;
+	bool		raw;
+	uintptr_t	pick;
+	const char *want;
+	Size		wantlen;
+	bool		header;
 
 	if (st->probe_fixed)
 		p = &st->probes[0];
@@ -562,15 +588,25 @@ probe_equal_fast(CompareState *st, FunctionCallInfo fcinfo, bool value_gsst)
 	else
 		return EQ_DECODE;
 
-	if (!value_gsst || payload_is_raw(pv, nv))
-		return nv == p->textlen && memcmp(pv, p->text, nv) == 0 ? EQ_YES : EQ_NO;
-	/* a value is stored encoded only when that is shorter than its text */
-	if (nv >= p->textlen)
-		return EQ_NO;
-	if (p->last >= p->ncodes || !header_is(pv, nv, &p->codes[p->last]))
-		return EQ_DECODE;
-	pc = &p->codes[p->last];
-	return !pc->raw && nv == pc->len && memcmp(pv, pc->payload, nv) == 0 ? EQ_YES : EQ_NO;
+	/*
+	 * A raw value equals the probe's text; one encoded with the dictionary
+	 * met last equals its payload, header included.  Picking the side
+	 * without a branch leaves one unpredictable test, the length, as in
+	 * texteq.
+	 */
+	raw = !value_gsst || nv == 0 || pv[0] != 0;
+	pick = (uintptr_t) 0 - (uintptr_t) raw;
+	want = (const char *) (((uintptr_t) p->text & pick) |
+						   ((uintptr_t) p->last_payload & ~pick));
+	wantlen = (p->textlen & pick) | (p->last_len & ~pick);
+	if (nv == wantlen && memcmp(pv, want, nv) == 0)
+		return EQ_YES;
+	/* not equal, unless an encoded value has another dictionary */
+	header = p->last_hlen != 0 && nv > p->last_hlen;
+	if (header)
+		for (int i = 1; i < p->last_hlen; i++)
+			header &= (uint8) pv[i] == p->last_header[i];
+	return raw | header ? EQ_NO : EQ_DECODE;
 }
 
 static pg_attribute_always_inline bool
