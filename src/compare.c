@@ -436,10 +436,11 @@ probe_equal(CompareState *st, struct varlena *probe, bool probe_gsst,
 		return EQ_DECODE;
 	if (!value_gsst || payload_is_raw(pv, nv))
 		return nv == p->textlen && memcmp(pv, p->text, nv) == 0;
-	/* a value is stored encoded only when that is shorter than its text */
-	if (nv >= p->textlen)
-		return EQ_NO;
-	/* the dictionary met last, then any other */
+	/*
+	 * The dictionary met last, then any other: made the one met last even
+	 * when the lengths alone would answer, so that the next values of the
+	 * dictionary take probe_equal_fast.
+	 */
 	if (p->last >= p->ncodes || !header_is(pv, nv, &p->codes[p->last]))
 	{
 		int			hlen = gsst_datum_header_parse_fast((const uint8 *) pv, nv, &table_id);
