@@ -259,47 +259,50 @@ stream_fill(code_stream *s)
  * The length of the longest run of whole codes that a and b (of one table)
  * share: byte-equal codes decode to equal text, so their order is that of
  * what follows.  An escape's literal belongs to its code, so a run that
- * ends between the two is cut before the escape.
+ * ends between the two is cut before the escape.  The run's codes are
+ * checked as decoding would check them (*bad: a code beyond the table),
+ * since the answer comes after them.
  */
 GSST_INLINE size_t
-common_codes(const uint8_t *a, const uint8_t *b, size_t n)
+common_codes(const gsst_table *table, const uint8_t *a, const uint8_t *b,
+			 size_t n, int *bad)
 {
 	size_t		i = 0;
-	int			escapes = 0;
 	size_t		j;
+	unsigned	unused = 0;
 
 	while (i + 8 <= n)
 	{
-		uint64_t	w = load_u64(a + i);
-		uint64_t	d = w ^ load_u64(b + i);
-		/* a byte of w is 0xFF (an escape, or an escape's literal) */
-		uint64_t	inv = ~w;
-		unsigned	same = d ? (unsigned) __builtin_ctzll(d) / 8 : 8;
+		uint64_t	d = load_u64(a + i) ^ load_u64(b + i);
 
-		if (((inv - 0x0101010101010101ull) & ~inv & 0x8080808080808080ull) &
-			low_bytes_mask(same))
-			escapes = 1;
-		i += same;
-		if (same < 8)
+		if (d)
+		{
+			i += (unsigned) __builtin_ctzll(d) / 8;
 			break;
+		}
+		i += 8;
 	}
 	if (i + 8 > n)
 		while (i < n && a[i] == b[i])
-		{
-			escapes |= a[i] == GSST_ESCAPE;
 			i++;
-		}
-	if (!escapes)
-		return i;
 	/* walk the codes: the run ends at the last code that ends by i */
 	for (j = 0; j < i;)
 	{
-		size_t		next = j + (a[j] == GSST_ESCAPE ? 2 : 1);
+		unsigned	code = a[j];
 
-		if (next > i)
-			break;
-		j = next;
+		if (code == GSST_ESCAPE)
+		{
+			if (j + 2 > i)
+				break;
+			j += 2;
+		}
+		else
+		{
+			unused |= table->len[code] == 0;
+			j++;
+		}
 	}
+	*bad = unused != 0;
 	return j;
 }
 
@@ -389,8 +392,11 @@ gsst_compare_codes(const gsst_table *ta, const uint8_t *a, size_t a_len,
 		return GSST_ERR_ARG;
 	if (ta == tb)
 	{
-		size_t		k = common_codes(a, b, a_len < b_len ? a_len : b_len);
+		int			bad;
+		size_t		k = common_codes(ta, a, b, a_len < b_len ? a_len : b_len, &bad);
 
+		if (GSST_UNLIKELY(bad))
+			return GSST_ERR_BAD_CODE;
 		a += k, a_len -= k;
 		b += k, b_len -= k;
 		/* the first codes that differ, when neither is an escape, often decide */

@@ -1796,6 +1796,16 @@ test_compare_shared_codes(void)
 		free(a);
 		free(b);
 	}
+	/* a bad code in the shared run is an error, as decoding would find */
+	if (t.nsymbols < GSST_MAX_SYMBOLS)
+	{
+		uint8_t		bad[3] = {0, (uint8_t) t.nsymbols, 1};
+		uint8_t		other[3] = {0, (uint8_t) t.nsymbols, 2};
+		int			order;
+
+		CHECK_EQ(gsst_compare_codes(&t, bad, 3, &t, bad, 3, &order), GSST_ERR_BAD_CODE);
+		CHECK_EQ(gsst_compare_codes(&t, bad, 3, &t, other, 3, &order), GSST_ERR_BAD_CODE);
+	}
 }
 
 static void
