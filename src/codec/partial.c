@@ -4,8 +4,9 @@
  * to the first byte that differs.
  *
  * These read the codes only as far as the answer needs, so codes after
- * that point are not validated: they serve values that were validated
- * when they were stored.  Ordering is memcmp's, then the shorter first,
+ * that point are not validated, nor are codes that two sequences of one
+ * table share when what follows gives the answer: they serve values that
+ * were validated when they were stored.  Ordering is memcmp's, then the shorter first,
  * which is text's order under the C collation.
  */
 #include "codec_internal.h"
@@ -259,32 +260,44 @@ stream_fill(code_stream *s)
  * The length of the longest run of whole codes that a and b (of one table)
  * share: byte-equal codes decode to equal text, so their order is that of
  * what follows.  An escape's literal belongs to its code, so a run that
- * ends between the two is cut before the escape.  The run's codes are
- * checked as decoding would check them (*bad: a code beyond the table),
- * since the answer comes after them.
+ * ends between the two is cut before the escape.  The run is not decoded,
+ * so its codes are not checked, except when it is all of the shorter
+ * sequence: then nothing follows to give the answer, and *bad is set for a
+ * code beyond the table, as decoding would find it.
  */
 GSST_INLINE size_t
 common_codes(const gsst_table *table, const uint8_t *a, const uint8_t *b,
 			 size_t n, int *bad)
 {
 	size_t		i = 0;
-	size_t		j;
+	int			escapes = 0;
 	unsigned	unused = 0;
+	size_t		j;
 
 	while (i + 8 <= n)
 	{
-		uint64_t	d = load_u64(a + i) ^ load_u64(b + i);
+		uint64_t	w = load_u64(a + i);
+		uint64_t	d = w ^ load_u64(b + i);
+		/* a byte of w is 0xFF (an escape, or an escape's literal) */
+		uint64_t	inv = ~w;
+		unsigned	same = d ? (unsigned) __builtin_ctzll(d) / 8 : 8;
 
-		if (d)
-		{
-			i += (unsigned) __builtin_ctzll(d) / 8;
+		if (((inv - 0x0101010101010101ull) & ~inv & 0x8080808080808080ull) &
+			low_bytes_mask(same))
+			escapes = 1;
+		i += same;
+		if (same < 8)
 			break;
-		}
-		i += 8;
 	}
 	if (i + 8 > n)
 		while (i < n && a[i] == b[i])
+		{
+			escapes |= a[i] == GSST_ESCAPE;
 			i++;
+		}
+	*bad = 0;
+	if (!escapes && i < n)
+		return i;
 	/* walk the codes: the run ends at the last code that ends by i */
 	for (j = 0; j < i;)
 	{
@@ -302,7 +315,7 @@ common_codes(const gsst_table *table, const uint8_t *a, const uint8_t *b,
 			j++;
 		}
 	}
-	*bad = unused != 0;
+	*bad = i == n && unused != 0;
 	return j;
 }
 
