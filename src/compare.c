@@ -50,18 +50,25 @@
 /* Probes kept per call site at most; values met past them decode. */
 #define MAX_PROBES	4096
 
-/* What a probe is stored as with one dictionary. */
+/*
+ * What a probe is stored as with one dictionary: the payload (codes behind
+ * a header, or the text when that is not longer), and the header a value
+ * encoded with that dictionary starts with, whichever way the probe went.
+ */
 typedef struct ProbeCode
 {
 	uint32		table_id;
 	uint32		len;
-	uint32		hlen;			/* its header's length; 0 when stored raw */
+	bool		raw;			/* the probe is stored raw with this dictionary */
+	uint8		hlen;			/* header's length */
+	uint8		header[GSST_DATUM_MAX_HEADER];
 	char	   *payload;
 } ProbeCode;
 
 /* A value compared against many: the argument as given, and its text. */
 typedef struct Probe
 {
+	const char *arg;			/* where a constant array held it last, or NULL */
 	char	   *src;
 	Size		srclen;
 	bool		src_gsst;
@@ -71,6 +78,15 @@ typedef struct Probe
 	int			maxcodes;
 	int			last;			/* codes[last] was used last */
 	ProbeCode  *codes;
+	/*
+	 * codes[last] as the fast path reads it: the length a value encoded with
+	 * its dictionary has when equal (SIZE_MAX when the probe is stored raw
+	 * there), and its header (last_hlen 0 while there is none).
+	 */
+	Size		last_len;
+	const char *last_payload;
+	uint8		last_hlen;
+	uint8		last_header[GSST_DATUM_MAX_HEADER];
 } Probe;
 
 /* State of one call site, in fn_extra. */
@@ -85,17 +101,28 @@ typedef struct CompareState
 	int			nprobes;
 	int			maxprobes;
 	int			next;			/* probe expected next (IN lists cycle) */
+	/* a constant array whose elements are the probes (IN, = ANY) */
+	const char *array_lo;
+	const char *array_hi;
 	Probe	   *probes;
 	GsstBuffer	buf[2];
 } CompareState;
 
-/* The argument whose value does not change from row to row, or -1. */
+/*
+ * The argument whose value does not change from row to row, or -1.  When
+ * it is a Const of an OpExpr, *fixed is set: one probe for ever.  When it
+ * is the Const array of IN (...) or = ANY, *lo and *hi bound its memory:
+ * the executor passes each element as a pointer into it (the array is
+ * read in place, ExecEvalScalarArrayOp), so an element met again is known
+ * by its address.
+ */
 static int
-probe_argument(FmgrInfo *flinfo, bool *fixed)
+probe_argument(FmgrInfo *flinfo, bool *fixed, const char **lo, const char **hi)
 {
 	Node	   *expr = flinfo->fn_expr;
 
 	*fixed = false;
+	*lo = *hi = NULL;
 	if (expr == NULL)
 		return -1;
 	for (int argno = 1; argno >= 0; argno--)
@@ -105,6 +132,22 @@ probe_argument(FmgrInfo *flinfo, bool *fixed)
 		/* an external Param can change between calls (PL/pgSQL) */
 		*fixed = IsA(expr, OpExpr) &&
 			IsA(list_nth(((OpExpr *) expr)->args, argno), Const);
+		if (argno == 1 && IsA(expr, ScalarArrayOpExpr))
+		{
+			Node	   *arr = lsecond(((ScalarArrayOpExpr *) expr)->args);
+
+			if (IsA(arr, Const) && !((Const *) arr)->constisnull)
+			{
+				struct varlena *v = (struct varlena *) DatumGetPointer(((Const *) arr)->constvalue);
+
+				/* a flat array is read in place; any other is copied per row */
+				if (!VARATT_IS_EXTENDED(v))
+				{
+					*lo = (const char *) v;
+					*hi = (const char *) v + VARSIZE(v);
+				}
+			}
+		}
 		return argno;
 	}
 	return -1;
@@ -187,7 +230,9 @@ compare_state(FunctionCallInfo fcinfo, bool with_probe)
 		st->cxt = flinfo->fn_mcxt;
 		st->buf[0].cxt = st->cxt;
 		st->buf[1].cxt = st->cxt;
-		st->probe_arg = with_probe ? probe_argument(flinfo, &st->probe_fixed) : -1;
+		st->probe_arg = with_probe
+			? probe_argument(flinfo, &st->probe_fixed, &st->array_lo, &st->array_hi)
+			: -1;
 		set_collation(st, PG_GET_COLLATION());
 		flinfo->fn_extra = st;
 	}
@@ -254,7 +299,9 @@ find_probe(CompareState *st, struct varlena *arg, bool is_gsst)
 	{
 		if (st->probe_fixed)
 			return &st->probes[0];
-		if (probe_is(&st->probes[st->next], src, srclen, is_gsst))
+		if (st->probes[st->next].arg == (const char *) arg)
+			found = st->next;
+		else if (probe_is(&st->probes[st->next], src, srclen, is_gsst))
 			found = st->next;
 		else if (probe_is(&st->probes[0], src, srclen, is_gsst))
 			found = 0;
@@ -296,8 +343,24 @@ find_probe(CompareState *st, struct varlena *arg, bool is_gsst)
 			pfree(buf.data);
 		found = st->nprobes++;
 	}
+	/* an element of the constant array; duplicates take the last address */
+	if ((const char *) arg >= st->array_lo && (const char *) arg < st->array_hi)
+		st->probes[found].arg = (const char *) arg;
 	st->next = found + 1 < st->nprobes ? found + 1 : 0;
 	return &st->probes[found];
+}
+
+/* Make codes[i] the dictionary met last. */
+static void
+probe_use_code(Probe *p, int i)
+{
+	const ProbeCode *pc = &p->codes[i];
+
+	p->last = i;
+	p->last_len = pc->raw ? SIZE_MAX : pc->len;
+	p->last_payload = pc->payload;
+	p->last_hlen = pc->hlen;
+	memcpy(p->last_header, pc->header, pc->hlen);
 }
 
 /* What the probe is stored as with dictionary table_id. */
@@ -312,7 +375,7 @@ probe_code(CompareState *st, Probe *p, uint32 table_id)
 	for (int i = 0; i < p->ncodes; i++)
 		if (p->codes[i].table_id == table_id)
 		{
-			p->last = i;
+			probe_use_code(p, i);
 			return &p->codes[i];
 		}
 
@@ -330,12 +393,27 @@ probe_code(CompareState *st, Probe *p, uint32 table_id)
 	pc->len = VARSIZE_ANY_EXHDR(datum);
 	pc->payload = MemoryContextAlloc(st->cxt, pc->len + 1);
 	memcpy(pc->payload, VARDATA_ANY(datum), pc->len);
-	pc->hlen = 0;
-	if (!payload_is_raw(pc->payload, pc->len))
-		pc->hlen = gsst_datum_header_parse((const uint8 *) pc->payload, pc->len, NULL);
+	pc->raw = payload_is_raw(pc->payload, pc->len);
+	pc->hlen = gsst_datum_header_write(table_id, pc->header);
 	pfree(datum);
-	p->last = p->ncodes++;
+	probe_use_code(p, p->ncodes++);
 	return pc;
+}
+
+/*
+ * Whether an encoded payload (p[0] == 0) starts with the header of pc's
+ * dictionary.  Header varints are prefix-free, so a value that starts
+ * with those bytes has that dictionary.
+ */
+static inline bool
+header_is(const char *p, Size n, const ProbeCode *pc)
+{
+	if (n <= pc->hlen)
+		return false;
+	for (int i = 1; i < pc->hlen; i++)
+		if ((uint8) p[i] != pc->header[i])
+			return false;
+	return true;
 }
 
 /* Equality results short of decoding: equal, not equal, or decode. */
@@ -358,22 +436,21 @@ probe_equal(CompareState *st, struct varlena *probe, bool probe_gsst,
 		return EQ_DECODE;
 	if (!value_gsst || payload_is_raw(pv, nv))
 		return nv == p->textlen && memcmp(pv, p->text, nv) == 0;
-	/* a value is stored encoded only when that is shorter than its text */
-	if (nv >= p->textlen)
-		return EQ_NO;
-	/* the dictionary met last: its payload starts with the same header */
-	if (p->last < p->ncodes)
+	/*
+	 * The dictionary met last, then any other: made the one met last even
+	 * when the lengths alone would answer, so that the next values of the
+	 * dictionary take probe_equal_fast.
+	 */
+	if (p->last >= p->ncodes || !header_is(pv, nv, &p->codes[p->last]))
 	{
-		pc = &p->codes[p->last];
-		if (nv == pc->len && memcmp(pv, pc->payload, nv) == 0)
-			return EQ_YES;
-		if (pc->hlen > 0 && nv > pc->hlen && memcmp(pv, pc->payload, pc->hlen) == 0)
-			return EQ_NO;
+		int			hlen = gsst_datum_header_parse_fast((const uint8 *) pv, nv, &table_id);
+
+		if (hlen < 0 || (Size) hlen >= nv)
+			return EQ_DECODE;
+		(void) probe_code(st, p, table_id);
 	}
-	if (gsst_datum_header_parse((const uint8 *) pv, nv, &table_id) < 0)
-		return EQ_DECODE;
-	pc = probe_code(st, p, table_id);
-	return nv == pc->len && memcmp(pv, pc->payload, nv) == 0;
+	pc = &p->codes[p->last];
+	return !pc->raw && nv == pc->len && memcmp(pv, pc->payload, nv) == 0;
 }
 
 /* Two gsst values by their payloads (deterministic collations only). */
@@ -433,8 +510,8 @@ decoded_equal(FunctionCallInfo fcinfo, CompareState *st,
 	return result;
 }
 
-static bool
-values_equal(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
+static pg_noinline bool
+values_equal_full(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
 {
 	CompareState *st = compare_state(fcinfo, true);
 	Datum		da = PG_GETARG_DATUM(0);
@@ -461,6 +538,94 @@ values_equal(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
 	if ((Pointer) b != DatumGetPointer(db))
 		pfree(b);
 	return result;
+}
+
+/*
+ * probe_equal's common case without a call: a probe known by its address
+ * (the constant, or the element of a constant array that the executor
+ * passes next) against an in-line value that is raw or encoded with the
+ * dictionary met last.  EQ_DECODE sends anything else to the full path.
+ */
+static pg_attribute_always_inline int
+probe_equal_fast(CompareState *st, FunctionCallInfo fcinfo, bool value_gsst)
+{
+	int			pa = st->probe_arg;
+	const char *parg = DatumGetPointer(fcinfo->args[pa].value);
+	const struct varlena *v = (const struct varlena *) DatumGetPointer(fcinfo->args[1 - pa].value);
+	const Probe *p;
+	const char *pv;
+	Size		nv;
+	bool		raw;
+	uintptr_t	pick;
+	const char *want;
+	Size		wantlen;
+	bool		header;
+
+	if (st->probe_fixed)
+		p = &st->probes[0];
+	else if (st->probes[st->next].arg == parg)
+	{
+		p = &st->probes[st->next];
+		st->next = st->next + 1 < st->nprobes ? st->next + 1 : 0;
+	}
+	else if (st->probes[0].arg == parg)
+	{
+		p = &st->probes[0];
+		st->next = st->nprobes > 1 ? 1 : 0;
+	}
+	else
+		return EQ_DECODE;
+
+	if (VARATT_IS_4B_U(v))
+	{
+		pv = VARDATA(v);
+		nv = VARSIZE(v) - VARHDRSZ;
+	}
+	else if (VARATT_IS_SHORT(v))
+	{
+		pv = VARDATA_SHORT(v);
+		nv = VARSIZE_SHORT(v) - VARHDRSZ_SHORT;
+	}
+	else
+		return EQ_DECODE;
+
+	/*
+	 * A raw value equals the probe's text; one encoded with the dictionary
+	 * met last equals its payload, header included.  Picking the side
+	 * without a branch leaves one unpredictable test, the length, as in
+	 * texteq.
+	 */
+	raw = !value_gsst || nv == 0 || pv[0] != 0;
+	pick = (uintptr_t) 0 - (uintptr_t) raw;
+	want = (const char *) (((uintptr_t) p->text & pick) |
+						   ((uintptr_t) p->last_payload & ~pick));
+	wantlen = (p->textlen & pick) | (p->last_len & ~pick);
+	if (nv == wantlen && memcmp(pv, want, nv) == 0)
+		return EQ_YES;
+	/* not equal, unless an encoded value has another dictionary */
+	header = p->last_hlen != 0 && nv > p->last_hlen;
+	if (header)
+		for (int i = 1; i < p->last_hlen; i++)
+			header &= (uint8) pv[i] == p->last_header[i];
+	return raw | header ? EQ_NO : EQ_DECODE;
+}
+
+static pg_attribute_always_inline bool
+values_equal(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
+{
+	CompareState *st = fcinfo->flinfo ? (CompareState *) fcinfo->flinfo->fn_extra : NULL;
+
+	/* the probes of this call site, under the collation they were made for */
+	if (st != NULL && st->nprobes > 0 && st->deterministic &&
+		st->collid == PG_GET_COLLATION())
+	{
+		int			r = probe_equal_fast(st, fcinfo,
+										 st->probe_arg == 0 ? right_gsst : left_gsst);
+
+		if (r != EQ_DECODE)
+			return r == EQ_YES;
+	}
+	return values_equal_full(fcinfo, left_gsst, right_gsst);
 }
 
 /* An argument as a view: text's bytes, or a gsst value's. */
@@ -651,13 +816,37 @@ gsst_cmp_c(Datum x, Datum y, SortSupport ssup)
 {
 	struct varlena *vx = gsst_detoast_packed(x);
 	struct varlena *vy = gsst_detoast_packed(y);
-	GsstView	a;
-	GsstView	b;
+	const uint8 *px = (const uint8 *) VARDATA_ANY(vx);
+	const uint8 *py = (const uint8 *) VARDATA_ANY(vy);
+	Size		nx = VARSIZE_ANY_EXHDR(vx);
+	Size		ny = VARSIZE_ANY_EXHDR(vy);
+	uint32		idx;
+	uint32		idy;
+	int			hx;
+	int			hy;
 	int			result;
 
-	gsst_value_view(vx, &a);
-	gsst_value_view(vy, &b);
-	result = gsst_view_order(&a, &b);
+	/* the usual pair, encoded with one dictionary, without a view */
+	if (nx > 0 && ny > 0 && px[0] == 0 && py[0] == 0 &&
+		(hx = gsst_datum_header_parse_fast(px, nx, &idx)) > 0 &&
+		(hy = gsst_datum_header_parse_fast(py, ny, &idy)) > 0 && idx == idy)
+	{
+		const gsst_table *table = gsst_dict_table(idx);
+		int			rc = gsst_compare_codes(table, px + hx, nx - hx,
+											table, py + hy, ny - hy, &result);
+
+		if (rc < 0)
+			gsst_report_corrupt("bad codes", rc);
+	}
+	else
+	{
+		GsstView	a;
+		GsstView	b;
+
+		gsst_value_view(vx, &a);
+		gsst_value_view(vy, &b);
+		result = gsst_view_order(&a, &b);
+	}
 	FREE_IF_COPY_DATUM(vx, x);
 	FREE_IF_COPY_DATUM(vy, y);
 	return result;
@@ -680,6 +869,14 @@ gsst_abbrev_convert_c(Datum original, SortSupport ssup)
 	return DatumBigEndianToNative(res);
 }
 
+/*
+ * Text gives up abbreviated keys when they are too often equal
+ * (varstr_abbrev_abort), because its full comparison is a memcmp.  Here a
+ * full comparison decodes, so keys that settle even a part of the
+ * comparisons pay for themselves: text's rule made sorts of values with
+ * few distinct 8-byte prefixes (dbtext's genome) much slower, and gained
+ * nothing measurable where all keys are equal (bench/README.md).
+ */
 static bool
 gsst_abbrev_abort_never(int memtupcount, SortSupport ssup)
 {

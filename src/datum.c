@@ -168,12 +168,12 @@ gsst_encode_bytes(const char *data, Size len, int32 family, GsstLearnPolicy poli
 }
 
 /* Parse the header of an encoded value; returns the header length. */
-static int
+static inline int
 parse_header(const uint8 *p, Size n, uint32 *table_id)
 {
 	int			hlen = gsst_datum_header_parse_fast(p, n, table_id);
 
-	if (hlen < 0)
+	if (unlikely(hlen < 0))
 		gsst_report_corrupt("bad header", hlen);
 	return hlen;
 }

@@ -12,8 +12,10 @@
 #define GSST_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define GSST_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define GSST_INLINE      static inline __attribute__((always_inline))
+#define GSST_NOINLINE    __attribute__((noinline))
 #define GSST_PREFETCH(p)  __builtin_prefetch(p)
 #else
+#define GSST_NOINLINE
 #define GSST_PREFETCH(p)  ((void) (p))
 #define GSST_LIKELY(x)   (x)
 #define GSST_UNLIKELY(x) (x)

@@ -56,6 +56,8 @@ gsst_decode_run(const gsst_table *table, const uint8_t *in, const uint8_t *in_en
 				}
 				continue;
 			}
+			/* unrolled: gcc otherwise keeps a loop over the shifts, slower per code */
+#pragma GCC unroll 8
 			for (int i = 0; i < 8; i++)
 			{
 				unsigned	code = (unsigned) (codes >> (8 * i)) & 0xFF;

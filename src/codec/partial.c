@@ -4,8 +4,9 @@
  * to the first byte that differs.
  *
  * These read the codes only as far as the answer needs, so codes after
- * that point are not validated: they serve values that were validated
- * when they were stored.  Ordering is memcmp's, then the shorter first,
+ * that point are not validated, nor are codes that two sequences of one
+ * table share when what follows gives the answer: they serve values that
+ * were validated when they were stored.  Ordering is memcmp's, then the shorter first,
  * which is text's order under the C collation.
  */
 #include "codec_internal.h"
@@ -255,17 +256,78 @@ stream_fill(code_stream *s)
 	return rc;
 }
 
-int
-gsst_compare_codes(const gsst_table *ta, const uint8_t *a, size_t a_len,
-				   const gsst_table *tb, const uint8_t *b, size_t b_len,
-				   int *order)
+/*
+ * The length of the longest run of whole codes that a and b (of one table)
+ * share: byte-equal codes decode to equal text, so their order is that of
+ * what follows.  An escape's literal belongs to its code, so a run that
+ * ends between the two is cut before the escape.  The run is not decoded,
+ * so its codes are not checked, except when it is all of the shorter
+ * sequence: then nothing follows to give the answer, and *bad is set for a
+ * code beyond the table, as decoding would find it.
+ */
+GSST_INLINE size_t
+common_codes(const gsst_table *table, const uint8_t *a, const uint8_t *b,
+			 size_t n, int *bad)
+{
+	size_t		i = 0;
+	int			escapes = 0;
+	unsigned	unused = 0;
+	size_t		j;
+
+	while (i + 8 <= n)
+	{
+		uint64_t	w = load_u64(a + i);
+		uint64_t	d = w ^ load_u64(b + i);
+		/* a byte of w is 0xFF (an escape, or an escape's literal) */
+		uint64_t	inv = ~w;
+		unsigned	same = d ? (unsigned) __builtin_ctzll(d) / 8 : 8;
+
+		if (((inv - 0x0101010101010101ull) & ~inv & 0x8080808080808080ull) &
+			low_bytes_mask(same))
+			escapes = 1;
+		i += same;
+		if (same < 8)
+			break;
+	}
+	if (i + 8 > n)
+		while (i < n && a[i] == b[i])
+		{
+			escapes |= a[i] == GSST_ESCAPE;
+			i++;
+		}
+	*bad = 0;
+	if (!escapes && i < n)
+		return i;
+	/* walk the codes: the run ends at the last code that ends by i */
+	for (j = 0; j < i;)
+	{
+		unsigned	code = a[j];
+
+		if (code == GSST_ESCAPE)
+		{
+			if (j + 2 > i)
+				break;
+			j += 2;
+		}
+		else
+		{
+			unused |= table->len[code] == 0;
+			j++;
+		}
+	}
+	*bad = i == n && unused != 0;
+	return j;
+}
+
+/* Two code sequences decoded a window at a time, compared as they go. */
+static GSST_NOINLINE int
+compare_streams(const gsst_table *ta, const uint8_t *a, size_t a_len,
+				const gsst_table *tb, const uint8_t *b, size_t b_len,
+				int *order)
 {
 	code_stream sa;
 	code_stream sb;
 
-	if (ta == NULL || tb == NULL || order == NULL ||
-		(a == NULL && a_len > 0) || (b == NULL && b_len > 0))
-		return GSST_ERR_ARG;
 	sa.table = ta, sa.in = a, sa.end = a + a_len, sa.have = 0;
 	sb.table = tb, sb.in = b, sb.end = b + b_len, sb.have = 0;
 	for (;;)
@@ -295,4 +357,115 @@ gsst_compare_codes(const gsst_table *ta, const uint8_t *a, size_t a_len,
 		memmove(sa.buf, sa.buf + m, sa.have);
 		memmove(sb.buf, sb.buf + m, sb.have);
 	}
+}
+
+/* Bytes compared after the shared codes before the stream takes over. */
+#define COMPARE_WINDOW 16
+
+/*
+ * Decode codes until at least want bytes are out or the codes end, into
+ * out (room for want + 8 bytes); the count, or < 0.  Only the first want
+ * bytes are compared by the caller, which reads no further.
+ */
+GSST_INLINE int64_t
+decode_window(const gsst_table *table, const uint8_t *in, size_t in_len,
+			  uint8_t *out, size_t want)
+{
+	const uint8_t *end = in + in_len;
+	size_t		o = 0;
+
+	while (o < want && in < end)
+	{
+		unsigned	code = *in++;
+
+		if (code == GSST_ESCAPE)
+		{
+			if (in == end)
+				return GSST_ERR_DANGLING_ESCAPE;
+			out[o++] = *in++;
+		}
+		else
+		{
+			if (GSST_UNLIKELY(table->len[code] == 0))
+				return GSST_ERR_BAD_CODE;
+			store_u64(out + o, table->symbol[code]);
+			o += table->len[code];
+		}
+	}
+	return (int64_t) o;
+}
+
+int
+gsst_compare_codes(const gsst_table *ta, const uint8_t *a, size_t a_len,
+				   const gsst_table *tb, const uint8_t *b, size_t b_len,
+				   int *order)
+{
+	if (ta == NULL || tb == NULL || order == NULL ||
+		(a == NULL && a_len > 0) || (b == NULL && b_len > 0))
+		return GSST_ERR_ARG;
+	if (ta == tb)
+	{
+		int			bad;
+		size_t		k = common_codes(ta, a, b, a_len < b_len ? a_len : b_len, &bad);
+
+		if (GSST_UNLIKELY(bad))
+			return GSST_ERR_BAD_CODE;
+		a += k, a_len -= k;
+		b += k, b_len -= k;
+		/* the first codes that differ, when neither is an escape, often decide */
+		if (a_len > 0 && b_len > 0 && a[0] != GSST_ESCAPE && b[0] != GSST_ESCAPE)
+		{
+			unsigned	na = ta->len[a[0]];
+			unsigned	nb = ta->len[b[0]];
+			uint64_t	mask = low_bytes_mask(na < nb ? na : nb);
+			uint64_t	sym_a = ta->symbol[a[0]] & mask;
+			uint64_t	sym_b = ta->symbol[b[0]] & mask;
+
+			if (GSST_UNLIKELY(na == 0 || nb == 0))
+				return GSST_ERR_BAD_CODE;
+			if (sym_a != sym_b)
+			{
+				*order = word_order(sym_a, sym_b);
+				return GSST_OK;
+			}
+		}
+	}
+
+	/* the next bytes of both, most often enough */
+	{
+		uint8_t		wa[COMPARE_WINDOW + GSST_MAX_SYMBOL_LEN];
+		uint8_t		wb[COMPARE_WINDOW + GSST_MAX_SYMBOL_LEN];
+		int64_t		la = decode_window(ta, a, a_len, wa, COMPARE_WINDOW);
+		int64_t		lb = decode_window(tb, b, b_len, wb, COMPARE_WINDOW);
+		size_t		m;
+
+		if (la < 0)
+			return (int) la;
+		if (lb < 0)
+			return (int) lb;
+		m = (size_t) (la < lb ? la : lb);
+		if (m > COMPARE_WINDOW)
+			m = COMPARE_WINDOW;
+		for (size_t off = 0; off < m; off += 8)
+		{
+			unsigned	n = m - off < 8 ? (unsigned) (m - off) : 8;
+			uint64_t	mask = low_bytes_mask(n);
+			uint64_t	x = load_u64(wa + off) & mask;
+			uint64_t	y = load_u64(wb + off) & mask;
+
+			if (x != y)
+			{
+				*order = word_order(x, y);
+				return GSST_OK;
+			}
+		}
+		/* equal so far: a value that ended within the window decides */
+		if (la < COMPARE_WINDOW || lb < COMPARE_WINDOW)
+		{
+			*order = la == lb ? GSST_ORDER_EQUAL
+				: la < lb ? GSST_ORDER_PREFIX_OF : GSST_ORDER_HAS_PREFIX;
+			return GSST_OK;
+		}
+	}
+	return compare_streams(ta, a, a_len, tb, b, b_len, order);
 }

@@ -47,12 +47,6 @@ decode_piece(const gsst_tile *t, int stored_raw, uint64_t comp_from, uint64_t co
 #define DECODE_ROOM 64
 #define SHORT_CODES 16
 
-#if defined(__GNUC__) || defined(__clang__)
-#define GSST_NOINLINE __attribute__((noinline))
-#else
-#define GSST_NOINLINE
-#endif
-
 int			gsst_decode_simd_disabled = 0;
 
 typedef struct fast_decoder

@@ -1710,6 +1710,115 @@ test_partial_decode(void)
 	}
 }
 
+/* Random codes as random_codes, with escapes of 0xFF among the literals. */
+static size_t
+random_codes_ff(test_rng *rng, const gsst_table *t, uint8_t *codes, size_t want)
+{
+	size_t		ncodes = 0;
+
+	while (ncodes < want)
+	{
+		if (t->nsymbols == 0 || rng_below(rng, 4) == 0)
+		{
+			codes[ncodes++] = GSST_ESCAPE;
+			codes[ncodes++] = rng_below(rng, 3) == 0 ? 0xFF : (uint8_t) rng_below(rng, 4);
+		}
+		else
+			codes[ncodes++] = (uint8_t) rng_below(rng, t->nsymbols);
+	}
+	return ncodes;
+}
+
+/*
+ * gsst_compare_codes on two sequences of one table that share a run of
+ * codes (it skips the run without decoding it): a common prefix of codes
+ * and escapes, 0xFF literals included, then tails that differ, one that
+ * ends, or escapes whose literals differ; both ways round, against
+ * decoding in full and memcmp, on exact-size copies.
+ */
+static void
+test_compare_shared_codes(void)
+{
+	test_rng	rng = {1818};
+	uint8_t		alphabet[4] = {0, 1, 2, 3};
+	uint64_t	syms[255];
+	uint8_t		lens[255];
+	gsst_table	t;
+	size_t		n = random_valid_symbols(&rng, alphabet, 4, syms, lens, 40);
+
+	REQUIRE(CHECK_EQ(gsst_table_build(&t, syms, lens, n), GSST_OK));
+	for (int round = 0; round < 50000; round++)
+	{
+		uint8_t		ca[128];
+		uint8_t		cb[128];
+		uint8_t		da[128 * 8];
+		uint8_t		db[128 * 8];
+		size_t		np = random_codes_ff(&rng, &t, ca, rng_below(&rng, 40));
+		size_t		na;
+		size_t		nb;
+		int64_t		la;
+		int64_t		lb;
+		int			order = 99;
+		uint8_t    *a;
+		uint8_t    *b;
+
+		memcpy(cb, ca, np);
+		switch (rng_below(&rng, 4))
+		{
+			case 0:				/* escapes whose literals may differ */
+				ca[np] = cb[np] = GSST_ESCAPE;
+				ca[np + 1] = rng_below(&rng, 2) ? 0xFF : (uint8_t) rng_below(&rng, 4);
+				cb[np + 1] = rng_below(&rng, 2) ? 0xFF : (uint8_t) rng_below(&rng, 4);
+				na = nb = np + 2;
+				break;
+			case 1:				/* one ends where the other goes on */
+				na = np;
+				nb = np + random_codes_ff(&rng, &t, cb + np, rng_below(&rng, 4));
+				break;
+			default:			/* random tails */
+				na = np + random_codes_ff(&rng, &t, ca + np, rng_below(&rng, 6));
+				nb = np + random_codes_ff(&rng, &t, cb + np, rng_below(&rng, 6));
+				break;
+		}
+		if (na + 20 < sizeof(ca) && rng_below(&rng, 2))
+			na += random_codes_ff(&rng, &t, ca + na, rng_below(&rng, 6));
+		la = gsst_decode_value(&t, ca, na, da, sizeof(da));
+		lb = gsst_decode_value(&t, cb, nb, db, sizeof(db));
+		REQUIRE(CHECK(la >= 0 && lb >= 0));
+		a = xdup(ca, na);
+		b = xdup(cb, nb);
+		if (!CHECK_EQ(gsst_compare_codes(&t, a, na, &t, b, nb, &order), GSST_OK) ||
+			!CHECK_EQ(order, reference_order(da, (size_t) la, db, (size_t) lb)))
+			return;
+		if (!CHECK_EQ(gsst_compare_codes(&t, b, nb, &t, a, na, &order), GSST_OK) ||
+			!CHECK_EQ(order, reference_order(db, (size_t) lb, da, (size_t) la)))
+			return;
+		free(a);
+		free(b);
+	}
+	/*
+	 * A bad code in a shared run that is all of one sequence is an error,
+	 * as decoding would find; followed by codes that differ, those decide.
+	 */
+	if (t.nsymbols < GSST_MAX_SYMBOLS)
+	{
+		uint8_t		bad[3] = {0, (uint8_t) t.nsymbols, 1};
+		uint8_t		other[3] = {0, (uint8_t) t.nsymbols, 2};
+		int			order = 99;
+
+		CHECK_EQ(gsst_compare_codes(&t, bad, 3, &t, bad, 3, &order), GSST_ERR_BAD_CODE);
+		CHECK_EQ(gsst_compare_codes(&t, bad, 2, &t, bad, 3, &order), GSST_ERR_BAD_CODE);
+		uint8_t		d1[8];
+		uint8_t		d2[8];
+		int64_t		l1 = gsst_decode_value(&t, bad + 2, 1, d1, sizeof(d1));
+		int64_t		l2 = gsst_decode_value(&t, other + 2, 1, d2, sizeof(d2));
+
+		REQUIRE(CHECK(l1 > 0 && l2 > 0));
+		CHECK_EQ(gsst_compare_codes(&t, bad, 3, &t, other, 3, &order), GSST_OK);
+		CHECK_EQ(order, reference_order(d1, (size_t) l1, d2, (size_t) l2));
+	}
+}
+
 static void
 test_decode_errors(void)
 {
@@ -4106,6 +4215,7 @@ static const test_case tests[] = {
 	TEST(test_decode_every_code),
 	TEST(test_decoded_utf8_chars),
 	TEST(test_partial_decode),
+	TEST(test_compare_shared_codes),
 	TEST(test_decode_errors),
 	TEST(test_encode_out_limit),
 	TEST(test_segment_restart),

@@ -136,6 +136,16 @@ SELECT count(*) AS lists,
 FROM (SELECT p AS a, lead(p, 1, 'x') OVER (ORDER BY n) AS b,
              lead(p, 7, 'ab') OVER (ORDER BY n) AS d FROM qprobe) s;
 
+-- IN lists and constant arrays whose elements repeat or are NULL: an
+-- element the executor passes again is known by its place in the array.
+SELECT count(*) AS lists,
+       sum(qcheck(format('c IN (%L, NULL, %L, %L, %L, %L)', a, b, a, d, b), a)) AS in_repeats_null,
+       sum(qcheck(format('c NOT IN (%L, %L, %L, %L)', d, a, d, b), a)) AS not_in_repeats,
+       sum(qcheck(format('c = ANY (ARRAY[%L, %L, NULL, %L])', b, a, b), a)) AS any_array_null,
+       sum(qcheck(format('c IN (%L, %L) AND c IN (%L, %L, %L)', a, b, b, d, a), a)) AS two_lists
+FROM (SELECT p AS a, lead(p, 1, 'x') OVER (ORDER BY n) AS b,
+             lead(p, 3, 'ab') OVER (ORDER BY n) AS d FROM qprobe WHERE n % 3 = 0) s;
+
 -- Two gsst values: of one dictionary, of two, raw against encoded.
 SELECT count(*) AS disagreements
 FROM qv a JOIN qv b ON a.id % 41 = b.id % 37
@@ -189,6 +199,31 @@ SELECT count(*) AS sort_disagreements_ci
 FROM (SELECT row_number() OVER (ORDER BY c COLLATE qci, id) AS rn, id FROM qv) a
 JOIN (SELECT row_number() OVER (ORDER BY c COLLATE qci, id) AS rn, id FROM qt) b USING (rn)
 WHERE a.id <> b.id;
+
+-- Values that share more than 8 leading bytes, as in c_name: the
+-- abbreviated keys are all equal, and comparisons skip the codes two
+-- values share (escapes among them).
+CREATE TABLE qlong (id serial PRIMARY KEY, c text COMPRESSION gsst);
+INSERT INTO qlong (c)
+SELECT 'Customer#' || lpad((i * 7919 % 4000)::text, 9, '0')
+       || CASE WHEN i % 3 = 0 THEN 'ü' || chr(1024 + i % 50) WHEN i % 3 = 1 THEN '#' || (i % 7) ELSE '' END
+FROM generate_series(1, 4000) i;
+SET client_min_messages = warning;
+SELECT gsst.compress_table('qlong') >= 0 AS compressed;
+RESET client_min_messages;
+CREATE TABLE qlong_text AS SELECT id, c::text AS c FROM qlong;
+SELECT count(*) FILTER (WHERE gsst.value_dictionary(c) IS NOT NULL) > 3000 AS mostly_encoded,
+       count(DISTINCT gsst.value_dictionary(c)) AS dictionaries
+FROM qlong;
+SELECT count(*) AS sort_disagreements_long
+FROM (SELECT row_number() OVER (ORDER BY c, id) AS rn, id FROM qlong) a
+JOIN (SELECT row_number() OVER (ORDER BY c, id) AS rn, id FROM qlong_text) b USING (rn)
+WHERE a.id <> b.id;
+SELECT count(*) AS order_disagreements_long
+FROM qlong a JOIN qlong b ON a.id % 97 = b.id % 89
+JOIN qlong_text ta ON ta.id = a.id JOIN qlong_text tb ON tb.id = b.id
+WHERE (a.c < b.c) IS DISTINCT FROM (ta.c < tb.c)
+   OR (a.c >= b.c) IS DISTINCT FROM (ta.c >= tb.c);
 
 -- Ordering: <, <=, >, >= and the btree comparison.  Under the C collation
 -- they decode only as far as the first byte that differs: checked against
