@@ -20,16 +20,18 @@ word_order(uint64_t a, uint64_t b)
 	return ((a >> at) & 0xFF) < ((b >> at) & 0xFF) ? GSST_ORDER_LESS : GSST_ORDER_GREATER;
 }
 
-int64_t
-gsst_decode_prefix(const gsst_table *table, const uint8_t *in, size_t in_len,
-				   uint8_t *out, size_t out_cap, size_t want)
+/*
+ * Decode codes until at least want bytes are out or the codes end, into
+ * out (room for want + 8 bytes); the count, or < 0.  The count may pass
+ * want by up to 7 bytes, which the comparisons do not read.
+ */
+GSST_INLINE int64_t
+decode_window(const gsst_table *table, const uint8_t *in, size_t in_len,
+			  uint8_t *out, size_t want)
 {
 	const uint8_t *end = in + in_len;
 	size_t		o = 0;
 
-	if (table == NULL || (in == NULL && in_len > 0) || out == NULL ||
-		want > SIZE_MAX - GSST_MAX_SYMBOL_LEN || out_cap < want + GSST_MAX_SYMBOL_LEN)
-		return GSST_ERR_ARG;
 	while (o < want && in < end)
 	{
 		unsigned	code = *in++;
@@ -50,6 +52,16 @@ gsst_decode_prefix(const gsst_table *table, const uint8_t *in, size_t in_len,
 		}
 	}
 	return (int64_t) o;
+}
+
+int64_t
+gsst_decode_prefix(const gsst_table *table, const uint8_t *in, size_t in_len,
+				   uint8_t *out, size_t out_cap, size_t want)
+{
+	if (table == NULL || (in == NULL && in_len > 0) || out == NULL ||
+		want > SIZE_MAX - GSST_MAX_SYMBOL_LEN || out_cap < want + GSST_MAX_SYMBOL_LEN)
+		return GSST_ERR_ARG;
+	return decode_window(table, in, in_len, out, want);
 }
 
 /*
@@ -361,39 +373,6 @@ compare_streams(const gsst_table *ta, const uint8_t *a, size_t a_len,
 
 /* Bytes compared after the shared codes before the stream takes over. */
 #define COMPARE_WINDOW 16
-
-/*
- * Decode codes until at least want bytes are out or the codes end, into
- * out (room for want + 8 bytes); the count, or < 0.  Only the first want
- * bytes are compared by the caller, which reads no further.
- */
-GSST_INLINE int64_t
-decode_window(const gsst_table *table, const uint8_t *in, size_t in_len,
-			  uint8_t *out, size_t want)
-{
-	const uint8_t *end = in + in_len;
-	size_t		o = 0;
-
-	while (o < want && in < end)
-	{
-		unsigned	code = *in++;
-
-		if (code == GSST_ESCAPE)
-		{
-			if (in == end)
-				return GSST_ERR_DANGLING_ESCAPE;
-			out[o++] = *in++;
-		}
-		else
-		{
-			if (GSST_UNLIKELY(table->len[code] == 0))
-				return GSST_ERR_BAD_CODE;
-			store_u64(out + o, table->symbol[code]);
-			o += table->len[code];
-		}
-	}
-	return (int64_t) o;
-}
 
 int
 gsst_compare_codes(const gsst_table *ta, const uint8_t *a, size_t a_len,
