@@ -9,38 +9,13 @@
 
 #include "decode_run.h"
 
-int64_t
-gsst_decoded_length(const gsst_table *table, const uint8_t *in, size_t in_len)
-{
-	uint64_t	total = 0;
-	size_t		pos = 0;
-
-	if (table == NULL || (in == NULL && in_len > 0))
-		return GSST_ERR_ARG;
-	while (pos < in_len)
-	{
-		unsigned	code = in[pos];
-
-		if (code == GSST_ESCAPE)
-		{
-			if (pos + 1 >= in_len)
-				return GSST_ERR_DANGLING_ESCAPE;
-			total += 1;
-			pos += 2;
-		}
-		else
-		{
-			if (table->len[code] == 0)
-				return GSST_ERR_BAD_CODE;
-			total += table->len[code];
-			pos += 1;
-		}
-	}
-	return (int64_t) total;
-}
-
-int64_t
-gsst_decoded_utf8_chars(const gsst_table *table, const uint8_t *in, size_t in_len)
+/*
+ * Walk the codes without decoding them, checking them as decoding would:
+ * the bytes they decode to, or (utf8_chars, a constant where inlined) the
+ * UTF-8 characters, counted by the bytes that do not continue one.
+ */
+GSST_INLINE int64_t
+count_decoded(const gsst_table *table, const uint8_t *in, size_t in_len, const int utf8_chars)
 {
 	const uint64_t high_bits = 0x8080808080808080ull;
 	uint64_t	total = 0;
@@ -56,7 +31,7 @@ gsst_decoded_utf8_chars(const gsst_table *table, const uint8_t *in, size_t in_le
 		{
 			if (pos + 1 >= in_len)
 				return GSST_ERR_DANGLING_ESCAPE;
-			total += (in[pos + 1] & 0xC0) != 0x80;
+			total += utf8_chars ? (in[pos + 1] & 0xC0) != 0x80 : 1;
 			pos += 2;
 		}
 		else
@@ -67,11 +42,23 @@ gsst_decoded_utf8_chars(const gsst_table *table, const uint8_t *in, size_t in_le
 				return GSST_ERR_BAD_CODE;
 			/* bytes 10xxxxxx continue a character; padding bytes are 0 */
 			total += table->len[code] -
-				(unsigned) __builtin_popcountll(w & ~(w << 1) & high_bits);
+				(utf8_chars ? (unsigned) __builtin_popcountll(w & ~(w << 1) & high_bits) : 0);
 			pos += 1;
 		}
 	}
 	return (int64_t) total;
+}
+
+int64_t
+gsst_decoded_length(const gsst_table *table, const uint8_t *in, size_t in_len)
+{
+	return count_decoded(table, in, in_len, 0);
+}
+
+int64_t
+gsst_decoded_utf8_chars(const gsst_table *table, const uint8_t *in, size_t in_len)
+{
+	return count_decoded(table, in, in_len, 1);
 }
 
 int64_t
