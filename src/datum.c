@@ -332,17 +332,14 @@ gsst_value_to_text(struct varlena *value)
 int64
 gsst_value_raw_length(const struct varlena *value, uint32 *table_id)
 {
-	const uint8 *p = (const uint8 *) VARDATA_ANY(value);
-	Size		n = VARSIZE_ANY_EXHDR(value);
-	int			hlen;
+	GsstView	view;
 	int64		len;
 
-	*table_id = 0;
-	if (n == 0 || p[0] != 0)
-		return (int64) n;
-
-	hlen = parse_header(p, n, table_id);
-	len = gsst_decoded_length(gsst_dict_table(*table_id), p + hlen, n - hlen);
+	gsst_value_view(value, &view);
+	*table_id = view.table_id;
+	if (view.table == NULL)
+		return (int64) view.len;
+	len = gsst_decoded_length(view.table, view.data, view.len);
 	if (len < 0)
 		gsst_report_corrupt("bad codes", (int) len);
 	return len;
