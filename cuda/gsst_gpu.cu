@@ -945,16 +945,19 @@ v2_packed(const gg_decode_args *a, uint64_t i)
 	return (uint32_t) __ldg(a->clens + i) | (uint32_t) __ldg(a->rlens + i) << 16;
 }
 
-/* the same, unpacked: for loads whose use is in a later block */
+/*
+ * The same, unpacked, for loads whose use is in a later block: loaded from
+ * a clamped index, with no branch or select here, so that nothing waits
+ * on the load before its use; the use zeroes a lane past N (*in false).
+ */
 __device__ __forceinline__ void
-v2_load_lengths(const gg_decode_args *a, uint64_t i, uint32_t *cl, uint32_t *rl)
+v2_load_lengths(const gg_decode_args *a, uint64_t i, uint32_t *cl, uint32_t *rl, bool *in)
 {
-	*cl = *rl = 0;
-	if (i < a->n)
-	{
-		*cl = __ldg(a->clens + i);
-		*rl = __ldg(a->rlens + i);
-	}
+	uint64_t	j = i < a->n ? i : (a->n > 0 ? a->n - 1 : 0);
+
+	*in = i < a->n;
+	*cl = __ldg(a->clens + j);
+	*rl = __ldg(a->rlens + j);
 }
 
 template <class P>
@@ -1975,6 +1978,7 @@ struct split_windows_v2
 	v2_group<P> g;				/* the last window evaluated */
 	uint32_t	ahead_c,
 				ahead_r;		/* the next window's length bytes, packed at their use */
+	bool		ahead_in;		/* whether they are a value's (else taken as 0) */
 
 	__device__ __forceinline__ bool seek(const gg_decode_args *a, uint64_t v, unsigned lane)
 	{
@@ -1988,7 +1992,7 @@ struct split_windows_v2
 		wcur = cur;
 		/* the window after this one is loaded too: a run usually goes on */
 		v2_group_of<W>(a, cur, v2_packed(a, v + lane), lane, &g);
-		v2_load_lengths(a, v + 32 + lane, &ahead_c, &ahead_r);
+		v2_load_lengths(a, v + 32 + lane, &ahead_c, &ahead_r, &ahead_in);
 		ents.vc0 = g.c0;
 		ents.vr0 = g.r0;
 		ents.vc1 = g.c1;
@@ -2009,9 +2013,9 @@ struct split_windows_v2
 										 unsigned lane, warp_window<P> *w, P *c_end, P *r_end)
 	{
 		window_entries<P> ents;
-		uint32_t	pk = ahead_c | ahead_r << 16;
-		uint32_t	cl8 = ahead_c,
-					rl8 = ahead_r;
+		uint32_t	cl8 = ahead_in ? ahead_c : 0,
+					rl8 = ahead_in ? ahead_r : 0;
+		uint32_t	pk = cl8 | rl8 << 16;
 		uint32_t	sums = __reduce_add_sync(FULL_MASK, pk);
 		P			tc = sums & 0xFFFF,
 					tr = sums >> 16;
@@ -2019,7 +2023,7 @@ struct split_windows_v2
 		/* long, malformed or stored raw: the window needs the full evaluation */
 		bool		odd = rl8 == GSST_TILE_LONG || cl8 > rl8 || (cl8 == rl8 && rl8 > 0);
 
-		v2_load_lengths(a, vw + 32 + lane, &ahead_c, &ahead_r);
+		v2_load_lengths(a, vw + 32 + lane, &ahead_c, &ahead_r, &ahead_in);
 		if (!__any_sync(FULL_MASK, odd) && vw + 32 <= a->n && tc <= c1 - wcur.c &&
 			tr < r1 - wcur.r)
 		{
@@ -2331,12 +2335,13 @@ read_value_slot(const gg_decode_args *a, uint64_t t, uint64_t t1, value_slot *v)
 
 /*
  * The same on a version 2 tile: value t of all (cursor g, at value t -
- * lane), or the t-th selected one, whose code offset and length were
- * found through its block before (k_selected_v2).
+ * lane; pk its length bytes, v2_packed, when t < t1), or the t-th selected
+ * one, whose code offset and length were found through its block before
+ * (k_selected_v2).
  */
 template <uint32_t W>
 __device__ __forceinline__ void
-read_value_slot_v2(const gg_decode_args *a, uint64_t t, uint64_t t1,
+read_value_slot_v2(const gg_decode_args *a, uint64_t t, uint64_t t1, uint32_t pk,
 				   const v2_cursor<typename pos_of<W>::type> &cur,
 				   v2_group<typename pos_of<W>::type> *g, unsigned lane, value_slot *v)
 {
@@ -2349,7 +2354,7 @@ read_value_slot_v2(const gg_decode_args *a, uint64_t t, uint64_t t1,
 	v->vc0 = v->nc = v->nr = v->dst = 0;
 	if (a->sel == NULL)
 	{
-		v2_group_of<W>(a, cur, v->in ? v2_packed(a, t) : 0, lane, g);
+		v2_group_of<W>(a, cur, v->in ? pk : 0, lane, g);
 		if (!v->in)
 			return;
 		v->vc0 = g->c0;
@@ -2426,7 +2431,12 @@ warp_decode_values(const gg_decoder *table, const gg_decode_args *a, uint64_t t0
 		bool		sums;
 
 		if (V2)
-			read_value_slot_v2<W>(a, j + lane, t1, cur, &g, lane, &v);
+		{
+			/* loaded before the slot's branches: measured faster than inside them */
+			uint32_t	pk = a->sel == NULL && j + lane < t1 ? v2_packed(a, j + lane) : 0;
+
+			read_value_slot_v2<W>(a, j + lane, t1, pk, cur, &g, lane, &v);
+		}
 		else
 			read_value_slot<W>(a, j + lane, t1, &v);
 		if (!started)
