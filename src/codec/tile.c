@@ -6,15 +6,6 @@
 
 /* ---- layout (tile_layout.h) ---- */
 
-GSST_INLINE void
-write_entry(uint8_t *base, uint64_t i, uint32_t width, uint64_t v)
-{
-	if (width == 4)
-		store_u32(base + i * 4, (uint32_t) v);
-	else
-		store_u64(base + i * 8, v);
-}
-
 /*
  * The split rule: a piece (a value, or a segment of a long value) starting
  * at raw offset r begins a new split when a multiple of split_bytes lies in
@@ -125,17 +116,17 @@ index_value(index_writer *ix, uint64_t v, uint64_t comp, uint64_t raw, uint64_t 
 
 	if (ix->version == 1)
 	{
-		write_entry(ix->comp_entries, v, width, comp);
-		write_entry(ix->raw_entries, v, width, raw);
+		store_entry(ix->comp_entries, v, width, comp);
+		store_entry(ix->raw_entries, v, width, raw);
 		return;
 	}
 	if (GSST_UNLIKELY(v % GSST_TILE_BLOCK_VALUES == 0))
 	{
 		uint64_t	b = v / GSST_TILE_BLOCK_VALUES;
 
-		write_entry(ix->blocks, 3 * b, width, comp);
-		write_entry(ix->blocks, 3 * b + 1, width, raw);
-		write_entry(ix->blocks, 3 * b + 2, width, ix->nlongs);
+		store_entry(ix->blocks, 3 * b, width, comp);
+		store_entry(ix->blocks, 3 * b + 1, width, raw);
+		store_entry(ix->blocks, 3 * b + 2, width, ix->nlongs);
 	}
 	ix->nlongs += (uint64_t) gsst_tile_put_lengths(ix->code_lens, ix->raw_lens, ix->long_stash,
 												  width, v, ix->nlongs, code_len, raw_len);
@@ -166,9 +157,9 @@ start_piece(tile_writer *w, size_t i, uint64_t raw, uint64_t comp)
 	{
 		uint8_t    *entry = w->out + w->l.splits_at + w->split * 3 * w->l.width;
 
-		write_entry(entry, 0, w->l.width, i);
-		write_entry(entry, 1, w->l.width, comp);
-		write_entry(entry, 2, w->l.width, raw);
+		store_entry(entry, 0, w->l.width, i);
+		store_entry(entry, 1, w->l.width, comp);
+		store_entry(entry, 2, w->l.width, raw);
 		w->split++;
 		w->split_boundary = next_split_boundary(raw, w->split_bytes);
 	}
@@ -220,7 +211,7 @@ put_value_serial(tile_writer *w, size_t i)
 			uint8_t    *entry = w->out + w->l.splits_at + s * 3 * w->l.width;
 			uint64_t	raw_at = read_entry(entry, 2, w->l.width);
 
-			write_entry(entry, 1, w->l.width, comp + (raw_at - raw_start));
+			store_entry(entry, 1, w->l.width, comp + (raw_at - raw_start));
 		}
 		memcpy(w->codes + comp, value, len);
 		written = len;
@@ -929,23 +920,23 @@ gsst_tile_encode_version(const gsst_encoder *enc, const uint8_t *data, const uin
 	{
 		uint8_t    *sentinel = out + l->splits_at + nsplits * 3 * l->width;
 
-		write_entry(sentinel, 0, l->width, n);
-		write_entry(sentinel, 1, l->width, w.comp);
-		write_entry(sentinel, 2, l->width, raw_bytes);
+		store_entry(sentinel, 0, l->width, n);
+		store_entry(sentinel, 1, l->width, w.comp);
+		store_entry(sentinel, 2, l->width, raw_bytes);
 	}
 	gsst_tile_layout_finish(l, w.comp, ix->nlongs);
 	if (version == 1)
 	{
-		write_entry(ix->comp_entries, n, l->width, w.comp);
-		write_entry(ix->raw_entries, n, l->width, raw_bytes);
+		store_entry(ix->comp_entries, n, l->width, w.comp);
+		store_entry(ix->raw_entries, n, l->width, raw_bytes);
 	}
 	else
 	{
 		uint8_t    *codes_end = w.codes + w.comp;
 
-		write_entry(ix->blocks, 3 * l->nblocks, l->width, w.comp);
-		write_entry(ix->blocks, 3 * l->nblocks + 1, l->width, raw_bytes);
-		write_entry(ix->blocks, 3 * l->nblocks + 2, l->width, ix->nlongs);
+		store_entry(ix->blocks, 3 * l->nblocks, l->width, w.comp);
+		store_entry(ix->blocks, 3 * l->nblocks + 1, l->width, raw_bytes);
+		store_entry(ix->blocks, 3 * l->nblocks + 2, l->width, ix->nlongs);
 		/* the long entries to their place after the codes (never forward) */
 		memset(codes_end, 0, (size_t) (out + l->longs_at - codes_end));
 		memmove(out + l->longs_at, ix->long_stash, (size_t) (l->end - l->longs_at));
@@ -1025,15 +1016,9 @@ gsst_tile_offsets(const gsst_tile *tile, uint64_t first, uint64_t count, uint64_
 	v2_seek(tile, first, &c, &r, &k);
 	for (uint64_t j = 0; j < count; j++)
 	{
-		uint64_t	cl,
-					rl;
-
 		comp_offsets[j] = c;
 		raw_offsets[j] = r;
-		v2_lengths(tile, first + j, k, &cl, &rl);
-		k += tile->raw_lens[first + j] == GSST_TILE_LONG;
-		c += cl;
-		r += rl;
+		v2_step(tile, first + j, &c, &r, &k);
 	}
 	comp_offsets[count] = c;
 	raw_offsets[count] = r;

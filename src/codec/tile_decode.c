@@ -902,13 +902,9 @@ gsst_tile_decode_split(const gsst_tile *t, uint64_t s, uint8_t *out, size_t out_
 			return GSST_ERR_OFFSET;
 		if (t->version == 2)
 		{
-			uint64_t	code_len,
-						raw_len;
-
-			v2_lengths(t, v, long_at, &code_len, &raw_len);
-			long_at += t->raw_lens[v] == GSST_TILE_LONG;
-			value_comp_end = value_comp_start + code_len;
-			value_raw_end = value_raw_start + raw_len;
+			value_comp_end = value_comp_start;
+			value_raw_end = value_raw_start;
+			v2_step(t, v, &value_comp_end, &value_raw_end, &long_at);
 		}
 		else
 		{

@@ -33,46 +33,13 @@ copy_with_slack(uint8_t *dst, const uint8_t *src, size_t n)
 	}
 }
 
-/*
- * Offsets of value i of a version 2 tile (i <= nvalues): its block's entry
- * plus the lengths before it in the block; and the index of its long entry
- * (of the next long value's, when it is not long).  The tile is validated.
- */
 GSST_INLINE void
-v2_seek(const gsst_tile *t, uint64_t i, uint64_t *comp, uint64_t *raw, uint64_t *long_at)
+store_entry(uint8_t *base, uint64_t i, uint32_t width, uint64_t value)
 {
-	uint32_t	width = t->offset_width;
-	uint64_t	b = i / GSST_TILE_BLOCK_VALUES;
-	const uint8_t *entry = t->blocks + b * 3 * width;
-	uint64_t	c = read_entry(entry, 0, width),
-				r = read_entry(entry, 1, width),
-				k = read_entry(entry, 2, width);
-
-	for (uint64_t j = b * GSST_TILE_BLOCK_VALUES; j < i; j++)
-	{
-		if (GSST_UNLIKELY(t->raw_lens[j] == GSST_TILE_LONG))
-		{
-			c += read_entry(t->longs, 2 * k, width);
-			r += read_entry(t->longs, 2 * k + 1, width);
-			k++;
-		}
-		else
-		{
-			c += t->code_lens[j];
-			r += t->raw_lens[j];
-		}
-	}
-	*comp = c;
-	*raw = r;
-	*long_at = k;
-}
-
-GSST_INLINE void
-v2_offsets(const gsst_tile *t, uint64_t i, uint64_t *comp, uint64_t *raw)
-{
-	uint64_t	k;
-
-	v2_seek(t, i, comp, raw, &k);
+	if (width == 4)
+		store_u32(base + i * 4, (uint32_t) value);
+	else
+		store_u64(base + i * 8, value);
 }
 
 /* Lengths of value i < nvalues of a version 2 tile, whose long entry is k when long. */
@@ -91,6 +58,46 @@ v2_lengths(const gsst_tile *t, uint64_t i, uint64_t k, uint64_t *code_len, uint6
 	}
 }
 
+/* Move offsets (comp, raw) and long entry k from the start of value i to its end. */
+GSST_INLINE void
+v2_step(const gsst_tile *t, uint64_t i, uint64_t *comp, uint64_t *raw, uint64_t *long_at)
+{
+	uint64_t	code_len,
+				raw_len;
+
+	v2_lengths(t, i, *long_at, &code_len, &raw_len);
+	*comp += code_len;
+	*raw += raw_len;
+	*long_at += t->raw_lens[i] == GSST_TILE_LONG;
+}
+
+/*
+ * Offsets of value i of a version 2 tile (i <= nvalues): its block's entry
+ * plus the lengths before it in the block; and the index of its long entry
+ * (of the next long value's, when it is not long).  The tile is validated.
+ */
+GSST_INLINE void
+v2_seek(const gsst_tile *t, uint64_t i, uint64_t *comp, uint64_t *raw, uint64_t *long_at)
+{
+	uint32_t	width = t->offset_width;
+	uint64_t	b = i / GSST_TILE_BLOCK_VALUES;
+	const uint8_t *entry = t->blocks + b * 3 * width;
+
+	*comp = read_entry(entry, 0, width);
+	*raw = read_entry(entry, 1, width);
+	*long_at = read_entry(entry, 2, width);
+	for (uint64_t j = b * GSST_TILE_BLOCK_VALUES; j < i; j++)
+		v2_step(t, j, comp, raw, long_at);
+}
+
+GSST_INLINE void
+v2_offsets(const gsst_tile *t, uint64_t i, uint64_t *comp, uint64_t *raw)
+{
+	uint64_t	k;
+
+	v2_seek(t, i, comp, raw, &k);
+}
+
 /*
  * Entries [0, count] of comp and raw (4 or 8 bytes each, as in a version 1
  * index) for values first .. first + count of a validated version 2 tile,
@@ -105,41 +112,13 @@ v2_expand(const gsst_tile *t, uint64_t first, uint64_t count, uint8_t *comp_entr
 				k;
 
 	v2_seek(t, first, &c, &r, &k);
-	for (uint64_t j = 0; j < count; j++)
+	for (uint64_t j = 0;; j++)
 	{
-		uint64_t	i = first + j;
-
-		if (entry_width == 4)
-		{
-			store_u32(comp_entries + 4 * j, (uint32_t) c);
-			store_u32(raw_entries + 4 * j, (uint32_t) r);
-		}
-		else
-		{
-			store_u64(comp_entries + 8 * j, c);
-			store_u64(raw_entries + 8 * j, r);
-		}
-		if (GSST_UNLIKELY(t->raw_lens[i] == GSST_TILE_LONG))
-		{
-			c += read_entry(t->longs, 2 * k, t->offset_width);
-			r += read_entry(t->longs, 2 * k + 1, t->offset_width);
-			k++;
-		}
-		else
-		{
-			c += t->code_lens[i];
-			r += t->raw_lens[i];
-		}
-	}
-	if (entry_width == 4)
-	{
-		store_u32(comp_entries + 4 * count, (uint32_t) c);
-		store_u32(raw_entries + 4 * count, (uint32_t) r);
-	}
-	else
-	{
-		store_u64(comp_entries + 8 * count, c);
-		store_u64(raw_entries + 8 * count, r);
+		store_entry(comp_entries, j, entry_width, c);
+		store_entry(raw_entries, j, entry_width, r);
+		if (j == count)
+			break;
+		v2_step(t, first + j, &c, &r, &k);
 	}
 }
 
