@@ -1380,6 +1380,22 @@ struct code_chunks
 	}
 };
 
+/*
+ * What a step's first 64 value starts need, two windows of 32 values from
+ * vn, through load(i, &x, &y); zero for a lane past vlast.
+ */
+template <class T, class Load>
+__device__ __forceinline__ void
+preload_two_windows(uint64_t vn, uint64_t vlast, unsigned lane, Load load, T *x, T *y, T *x2,
+					T *y2)
+{
+	*x = *y = *x2 = *y2 = 0;
+	if (vn + lane < vlast)
+		load(vn + lane, x, y);
+	if (vn + 32 + lane < vlast)
+		load(vn + 32 + lane, x2, y2);
+}
+
 template <uint32_t W>
 struct src_tile
 {
@@ -1439,17 +1455,10 @@ struct src_tile
 	};
 	__device__ __forceinline__ void preload(uint64_t vn, uint64_t vlast, unsigned lane, pre *p) const
 	{
-		p->vc = p->vr = p->vc2 = p->vr2 = 0;
-		if (vn + lane < vlast)
-		{
-			p->vc = vc(vn + lane);
-			p->vr = vr(vn + lane);
-		}
-		if (vn + 32 + lane < vlast)
-		{
-			p->vc2 = vc(vn + 32 + lane);
-			p->vr2 = vr(vn + 32 + lane);
-		}
+		preload_two_windows(vn, vlast, lane, [this](uint64_t i, pos *c, pos *r) {
+			*c = vc(i);
+			*r = vr(i);
+		}, &p->vc, &p->vr, &p->vc2, &p->vr2);
 	}
 	/* the starts of value i (the it-th group of 32 of a step); true: malformed */
 	__device__ __forceinline__ bool starts(const pre &p, unsigned it, uint64_t i, bool inr,
@@ -1496,17 +1505,12 @@ struct src_tile_v2 : src_tile<W>
 	};
 	__device__ __forceinline__ void preload(uint64_t vn, uint64_t vlast, unsigned lane, pre *p) const
 	{
-		p->cl = p->rl = p->cl2 = p->rl2 = 0;
-		if (vn + lane < vlast)
-		{
-			p->cl = __ldg(this->a->clens + vn + lane);
-			p->rl = __ldg(this->a->rlens + vn + lane);
-		}
-		if (vn + 32 + lane < vlast)
-		{
-			p->cl2 = __ldg(this->a->clens + vn + 32 + lane);
-			p->rl2 = __ldg(this->a->rlens + vn + 32 + lane);
-		}
+		const gg_decode_args *args = this->a;
+
+		preload_two_windows(vn, vlast, lane, [args](uint64_t i, uint32_t *cl, uint32_t *rl) {
+			*cl = __ldg(args->clens + i);
+			*rl = __ldg(args->rlens + i);
+		}, &p->cl, &p->rl, &p->cl2, &p->rl2);
 	}
 	__device__ __forceinline__ bool starts(const pre &p, unsigned it, uint64_t i, bool inr,
 										   pos *c, pos *r)
