@@ -166,7 +166,7 @@ k_raw_entries(gg_encode_args a, uint8_t *raw)
 {
 	uint64_t	i = (uint64_t) blockIdx.x * blockDim.x + threadIdx.x;
 
-	if (i < a.n)
+	if (i <= a.n)
 		gg_raw_entry(&a, raw, i);
 }
 
@@ -857,7 +857,10 @@ k_v2_pack(gg_encode_args a, const uint64_t *long_first)
 
 	if (b >= a.layout.nblocks)
 		return;
-	before = warp_exclusive_sum(gg_v2_pack_lane_longs(&a, b, lane), lane, &total);
+	/* long values are rare: a block without any skips counting them again */
+	before = 0;
+	if (long_first[b + 1] != long_first[b])
+		before = warp_exclusive_sum(gg_v2_pack_lane_longs(&a, b, lane), lane, &total);
 	gg_v2_pack_lane(&a, b, lane, long_first[b] + before, long_first);
 }
 
@@ -3207,6 +3210,7 @@ encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 	size_t		scan_bytes = 0;
 	size_t		work_need,
 				at,
+				side_scan_at = 0,
 				scratch_at;
 	uint8_t    *h_enc_up,
 			   *h_prefix_up,
@@ -3339,7 +3343,9 @@ encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 		size_t		scan_at = version == 2 ?
 			gsst_align_up(long_first_at + (plan.layout.nblocks + 1) * 8, 256) : comp_at;
 
-		work_need = scan_at + scan_bytes;
+		/* the side stream's scan (version 2) has a workspace of its own */
+		side_scan_at = gsst_align_up(scan_at + scan_bytes, 256);
+		work_need = version == 2 ? side_scan_at + scan_bytes : scan_at + scan_bytes;
 		rc = ensure_buffer(ctx, &ctx->d_work, &ctx->work_cap, work_need);
 		if (rc != GSST_GPU_OK)
 			return rc;
@@ -3367,7 +3373,7 @@ encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 	CU(cudaMemsetAsync(ctx->d_code_bytes + 1, 0, 8, ctx->stream));	/* compaction's failure flag */
 	k_plan_units<<<blocks_for(plan.nunits + 1, 256), 256, 0, ctx->stream>>>(a);
 	CU_LAUNCH("unit plan kernel");
-	k_raw_entries<<<blocks_for(n, 256), 256, 0, ctx->stream>>>(a, raw_side);
+	k_raw_entries<<<blocks_for(n + 1, 256), 256, 0, ctx->stream>>>(a, raw_side);
 	CU_LAUNCH("raw offsets kernel");
 	CU(cudaEventRecord(ctx->ev_plan, ctx->stream));
 
@@ -3434,6 +3440,18 @@ encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 	if (version == 1)
 		CU(cudaMemcpyAsync((uint8_t *) d_tile + plan.layout.raw_at, raw_side, n * plan.layout.width,
 						   cudaMemcpyDeviceToDevice, ctx->side));
+	else
+	{
+		/* where each block's long values go needs only the raw offsets: beside the encoding too */
+		uint64_t	nb = plan.layout.nblocks;
+
+		a.layout = plan.layout;
+		a.raw_entries = raw_side;
+		k_v2_block_longs<<<blocks_for((nb + 1) * 32, V2_THREADS), V2_THREADS, 0, ctx->side>>>(a, d_longs);
+		CU_LAUNCH("index longs kernel");
+		CU(cub::DeviceScan::ExclusiveSum(ctx->d_work + side_scan_at, scan_bytes, d_longs, d_long_first,
+										 (int) nb + 1, ctx->side));
+	}
 	CU(cudaEventRecord(ctx->ev_side_done, ctx->side));
 
 	a.scratch = (uint8_t *) d_tile + scratch_at;
@@ -3486,10 +3504,6 @@ encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 	{
 		uint64_t	nb = plan.layout.nblocks;
 
-		k_v2_block_longs<<<blocks_for((nb + 1) * 32, V2_THREADS), V2_THREADS, 0, ctx->stream>>>(a, d_longs);
-		CU_LAUNCH("index longs kernel");
-		CU(cub::DeviceScan::ExclusiveSum(ctx->d_work + at, scan_bytes, d_longs, d_long_first,
-										 (int) nb + 1, ctx->stream));
 		k_v2_pack<<<blocks_for(nb * 32, V2_THREADS), V2_THREADS, 0, ctx->stream>>>(a, d_long_first);
 		CU_LAUNCH("index pack kernel");
 		CU(cudaMemcpyAsync(h_code_bytes + 2, d_long_first + nb, 8, cudaMemcpyDeviceToHost,

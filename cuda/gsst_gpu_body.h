@@ -966,14 +966,15 @@ gg_first_starting(const gg_encode_args *a, uint64_t u)
 }
 
 /*
- * Raw offset entry i (< n) of the tile, into a buffer of the tile's entry
- * width: they need only the offsets and the width, not the table, so they
- * are made while the host trains and copied into the tile later.
+ * Raw offset entry i (<= n: n is the sentinel, the raw size) of the tile,
+ * into a buffer of the tile's entry width: they need only the offsets and
+ * the width, not the table, so they are made while the host trains and
+ * copied into the tile (version 1) or packed (version 2) later.
  */
 GG_FN void
 gg_raw_entry(const gg_encode_args *a, uint8_t *raw, uint64_t i)
 {
-	gg_write_entry(raw, i, a->width, gg_ld_off(a->off, i) - a->off0);
+	gg_write_entry(raw, i, a->width, (i < a->n ? gg_ld_off(a->off, i) : a->off_end) - a->off0);
 }
 
 #ifndef GG_COPY_DEPTH
@@ -1674,18 +1675,45 @@ gg_v2_lane_values(const gsst_tile_layout *l, uint64_t b, uint32_t lane, uint64_t
 	return l->nvalues - at < GG_V2_PER_LANE ? (uint32_t) (l->nvalues - at) : GG_V2_PER_LANE;
 }
 
+/*
+ * Entries first .. first + count of a side array (count <= GG_V2_PER_LANE).
+ * On the GPU a lane's whole share of 4-byte entries is a 16-byte load and
+ * one more: the arrays are 256-aligned and first a multiple of
+ * GG_V2_PER_LANE.  (8-byte entries, batches of 4 GiB, load one by one.)
+ */
+GG_FN void
+gg_v2_lane_entries(const uint8_t *entries, uint64_t first, uint32_t count, uint32_t w,
+				   uint64_t e[GG_V2_PER_LANE + 1])
+{
+#ifdef __CUDA_ARCH__
+	if (count == GG_V2_PER_LANE && w == 4)
+	{
+		uint4		v = *(const uint4 *) (entries + first * 4);
+
+		e[0] = v.x;
+		e[1] = v.y;
+		e[2] = v.z;
+		e[3] = v.w;
+		e[4] = ((const uint32_t *) entries)[first + 4];
+		return;
+	}
+#endif
+	for (uint32_t j = 0; j <= count; j++)
+		e[j] = gsst_le_get(entries + (first + j) * w, w);
+}
+
 /* encoder, phase 1: the lane's long values (a block's sum places the long list) */
 GG_FN uint32_t
 gg_v2_pack_lane_longs(const gg_encode_args *a, uint64_t b, uint32_t lane)
 {
 	uint64_t	i;
 	uint32_t	count = gg_v2_lane_values(&a->layout, b, lane, &i);
-	uint32_t	w = a->layout.width;
+	uint64_t	r[GG_V2_PER_LANE + 1];
 	uint32_t	longs = 0;
 
-	for (uint32_t j = 0; j < count; j++, i++)
-		longs += gsst_tile_is_long(gsst_le_get(a->raw_entries + (i + 1) * w, w) -
-								   gsst_le_get(a->raw_entries + i * w, w));
+	gg_v2_lane_entries(a->raw_entries, i, count, a->layout.width, r);
+	for (uint32_t j = 0; j < count; j++)
+		longs += gsst_tile_is_long(r[j + 1] - r[j]);
 	return longs;
 }
 
@@ -1706,24 +1734,41 @@ gg_v2_pack_lane(const gg_encode_args *a, uint64_t b, uint32_t lane, uint64_t lon
 	uint32_t	count = gg_v2_lane_values(&l, b, lane, &i);
 	uint8_t    *tile = a->tile;
 
-	gsst_tile_layout_finish(&l, *a->code_bytes_out, long_first[l.nblocks]);
-	for (uint32_t j = 0; j < count; j++, i++)
-	{
-		uint64_t	c0 = gsst_le_get(a->comp_entries + i * w, w),
-					r0 = gsst_le_get(a->raw_entries + i * w, w);
+	uint64_t	c[GG_V2_PER_LANE + 1],
+				r[GG_V2_PER_LANE + 1];
 
-		long_at += (uint64_t) gsst_tile_put_lengths(tile + l.code_lens_at, tile + l.raw_lens_at,
-													tile + l.longs_at, w, i, long_at,
-													gsst_le_get(a->comp_entries + (i + 1) * w, w) - c0,
-													gsst_le_get(a->raw_entries + (i + 1) * w, w) - r0);
+	gsst_tile_layout_finish(&l, *a->code_bytes_out, long_first[l.nblocks]);
+	gg_v2_lane_entries(a->comp_entries, i, count, w, c);
+	gg_v2_lane_entries(a->raw_entries, i, count, w, r);
+	if (count == GG_V2_PER_LANE && r[GG_V2_PER_LANE] - r[0] < GSST_TILE_LONG)
+	{
+		/*
+		 * No value long (each is shorter than the lane's sum): the length
+		 * bytes are the lengths, gsst_tile_put_lengths' rule, stored four
+		 * at a time (a word on the GPU where aligned: code_lens_at is).
+		 */
+		uint32_t	cw = 0,
+					rw = 0;
+
+		for (uint32_t j = 0; j < GG_V2_PER_LANE; j++)
+		{
+			cw |= (uint32_t) (c[j + 1] - c[j]) << (8 * j);
+			rw |= (uint32_t) (r[j + 1] - r[j]) << (8 * j);
+		}
+		gsst_le_put(tile + l.code_lens_at + i, 4, cw);
+		gsst_le_put(tile + l.raw_lens_at + i, 4, rw);
 	}
+	else
+		for (uint32_t j = 0; j < count; j++)
+			long_at += (uint64_t) gsst_tile_put_lengths(tile + l.code_lens_at, tile + l.raw_lens_at,
+														tile + l.longs_at, w, i + j, long_at,
+														c[j + 1] - c[j], r[j + 1] - r[j]);
 	if (lane == 0)
 	{
-		uint64_t	first = b * GSST_TILE_BLOCK_VALUES;
 		uint8_t    *entry = tile + l.blocks_at + b * 3 * w;
 
-		gsst_le_put(entry, w, gsst_le_get(a->comp_entries + first * w, w));
-		gsst_le_put(entry + w, w, gsst_le_get(a->raw_entries + first * w, w));
+		gsst_le_put(entry, w, c[0]);
+		gsst_le_put(entry + w, w, r[0]);
 		gsst_le_put(entry + 2 * w, w, long_first[b]);
 		if (b + 1 == l.nblocks)
 		{

@@ -63,6 +63,9 @@ emu_encode(const gsst_encoder *enc, uint32_t version, const uint8_t *data, const
 	uint8_t    *prefix;
 	uint8_t    *comp_side = NULL,
 			   *raw_side;
+	uint64_t   *longs = NULL,		/* version 2: long values per block */
+			   *long_first = NULL;	/* and their exclusive scan */
+	uint64_t	nb = 0;
 	uint64_t	index_at;
 	uint64_t	c = 0;
 	int			rc = GSST_OK;
@@ -126,6 +129,7 @@ emu_encode(const gsst_encoder *enc, uint32_t version, const uint8_t *data, const
 
 	/* the index must all be written by the kernels */
 	memset(tile + index_at, 0xC3, plan.layout.splits_at - index_at);
+	memset(raw_side, 0xC3, (n + 1) * plan.layout.width);
 	if (version == 2)
 		memset(comp_side, 0xC3, (n + 1) * plan.layout.width);
 	for (uint64_t u = 0; u <= plan.nunits; u++)
@@ -137,11 +141,34 @@ emu_encode(const gsst_encoder *enc, uint32_t version, const uint8_t *data, const
 		memset(slot, 0x77, sizeof(slot));
 		gg_encode_unit(genc, &a, u, (uint8_t *) slot);
 	}
-	/* raw offsets into a side buffer, then (version 1) copied into the tile */
-	for (uint64_t i = 0; i < n; i++)
+	/*
+	 * Raw offsets (and their sentinel) into a side buffer, then, beside
+	 * the encoding: (version 1) copied into the tile, (version 2) each
+	 * block's long values counted and scanned, from them alone.
+	 */
+	for (uint64_t i = 0; i <= n; i++)
 		gg_raw_entry(&a, raw_side, i);
 	if (version == 1)
 		memcpy(tile + plan.layout.raw_at, raw_side, n * plan.layout.width);
+	else
+	{
+		uint64_t	sum = 0;
+
+		nb = plan.layout.nblocks;
+		longs = malloc((nb + 1) * sizeof(uint64_t));
+		long_first = malloc((nb + 1) * sizeof(uint64_t));
+		for (uint64_t b = 0; b <= nb; b++)
+		{
+			longs[b] = 0;
+			for (uint32_t lane = 0; b < nb && lane < GG_V2_LANES; lane++)
+				longs[b] += gg_v2_pack_lane_longs(&a, b, lane);
+		}
+		for (uint64_t b = 0; b <= nb; b++)
+		{
+			long_first[b] = sum;
+			sum += longs[b];
+		}
+	}
 	for (uint64_t u = 0; u < plan.nunits; u++)
 		gg_resolve_unit(&a, u);
 	for (uint64_t u = 0; u < plan.nunits; u++)
@@ -196,22 +223,6 @@ emu_encode(const gsst_encoder *enc, uint32_t version, const uint8_t *data, const
 			gg_prefix_byte(&a, i);
 		if (version == 2)
 		{
-			uint64_t	nb = plan.layout.nblocks;
-			uint64_t   *longs = malloc((nb + 1) * sizeof(uint64_t));
-			uint64_t   *long_first = malloc((nb + 1) * sizeof(uint64_t));
-			uint64_t	sum = 0;
-
-			for (uint64_t b = 0; b <= nb; b++)
-			{
-				longs[b] = 0;
-				for (uint32_t lane = 0; b < nb && lane < GG_V2_LANES; lane++)
-					longs[b] += gg_v2_pack_lane_longs(&a, b, lane);
-			}
-			for (uint64_t b = 0; b <= nb; b++)
-			{
-				long_first[b] = sum;
-				sum += longs[b];
-			}
 			/* blocks and lanes in reverse: none may lean on one before it */
 			for (uint64_t b = nb; b-- > 0;)
 			{
@@ -227,8 +238,6 @@ emu_encode(const gsst_encoder *enc, uint32_t version, const uint8_t *data, const
 					gg_v2_pack_lane(&a, b, lane, lane_at[lane], long_first);
 			}
 			gsst_tile_layout_finish(&plan.layout, c, long_first[nb]);
-			free(longs);
-			free(long_first);
 		}
 		else
 			gsst_tile_layout_finish(&plan.layout, c, 0);
@@ -237,6 +246,8 @@ emu_encode(const gsst_encoder *enc, uint32_t version, const uint8_t *data, const
 
 	free(raw_side);
 	free(comp_side);
+	free(longs);
+	free(long_first);
 	free(a.temp);
 	free(a.units);
 	free(a.starts);
