@@ -49,8 +49,10 @@ typedef struct avx512_tables
 AVX512_INLINE void
 avx512_tables_init(avx512_tables *v, const gsst_table *table)
 {
-	for (int q = 0; q < 4; q++)
-		v->len[q] = _mm512_loadu_si512(table->len + 64 * q);
+	v->len[0] = _mm512_loadu_si512(table->len);
+	v->len[1] = _mm512_loadu_si512(table->len + 64);
+	v->len[2] = _mm512_loadu_si512(table->len + 128);
+	v->len[3] = _mm512_loadu_si512(table->len + 192);
 	v->expand[0] = _mm512_set_epi64(0x0707070707070707ll, 0x0606060606060606ll,
 									0x0505050505050505ll, 0x0404040404040404ll,
 									0x0303030303030303ll, 0x0202020202020202ll,
