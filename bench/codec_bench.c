@@ -9,7 +9,10 @@
  * timed repetitions (default 7; the median is reported, the best for
  * value_encode_MBps).  GSST_BENCH_JOIN=K makes each value K consecutive
  * lines joined by a space (the file is then named NAME*K), and
- * GSST_BENCH_ONLY=value_encode prints only the per-value encode column.
+ * GSST_BENCH_ONLY=value_encode prints only the per-value encode column, and
+ * GSST_BENCH_ONLY=value_decode only the per-value decode (gsst_decode_value
+ * into buffers sized as the PostgreSQL glue sizes them), with AVX-512 and
+ * on the portable path, timed alternately in one process.
  * The documents that sit beside the data (*.md, SHA256SUMS) are skipped, so
  * that a glob over the dbtext directory measures exactly the data sets.
  */
@@ -25,6 +28,12 @@
 #include <zstd.h>
 
 #include "gsst_codec.h"
+
+/* the codec's switch to its portable decoders (codec_internal.h) */
+extern int	gsst_decode_simd_disabled;
+
+/* what the glue (src/datum.c) decodes values of at most this many codes into: 8 bytes a code */
+#define GLUE_SHORT_CODES 512
 
 #define MIN_SAMPLE_SECONDS 0.02	/* repeat an operation until a sample takes this long */
 #define SHUFFLE_SEED 0x5eed
@@ -159,6 +168,13 @@ typedef struct bench_state
 	uint8_t    *scratch;		/* one value, for random access and value encode */
 	size_t		scratch_cap;
 	uint64_t   *order;			/* shuffled value indexes */
+	/* the values the tile stores as codes, for value_decode */
+	size_t		nencoded;
+	const uint8_t **enc_codes;
+	size_t	   *enc_ncodes;
+	size_t	   *enc_cap;		/* the output the glue gives it */
+	size_t		enc_bytes;		/* their decoded bytes */
+	uint8_t    *dec_out;
 } bench_state;
 
 /* Training, encoder state and the tile of all values: the whole pipeline. */
@@ -205,6 +221,57 @@ op_value_encode(bench_state *st)
 		die("impossible code count", v->name);
 }
 
+/* What PostgreSQL does to read a value: gsst_decode_value, value by value. */
+static void
+op_value_decode(bench_state *st)
+{
+	size_t		sink = 0;
+
+	for (size_t i = 0; i < st->nencoded; i++)
+	{
+		int64_t		n = gsst_decode_value(&st->table, st->enc_codes[i], st->enc_ncodes[i],
+										  st->dec_out, st->enc_cap[i]);
+
+		if (n < 0)
+			die("gsst_decode_value failed", st->v->name);
+		sink += (size_t) n;
+	}
+	if (sink != st->enc_bytes)
+		die("gsst_decode_value decoded the wrong length", st->v->name);
+}
+
+/*
+ * The values that the tile stores as codes, with the output capacity the
+ * glue gives each: 8 bytes a code up to GLUE_SHORT_CODES codes, else
+ * exactly the decoded length.
+ */
+static void
+prepare_value_decode(bench_state *st)
+{
+	const values *v = st->v;
+	size_t		max_cap = 8 * GLUE_SHORT_CODES;
+
+	st->enc_codes = xmalloc(sizeof(*st->enc_codes) * v->n);
+	st->enc_ncodes = xmalloc(sizeof(size_t) * v->n);
+	st->enc_cap = xmalloc(sizeof(size_t) * v->n);
+	for (size_t i = 0; i < v->n; i++)
+	{
+		uint64_t	comp = gsst_tile_comp_offset(&st->tile, i);
+		uint64_t	k = gsst_tile_comp_offset(&st->tile, i + 1) - comp;
+
+		if (k == v->lens[i])
+			continue;			/* stored raw: nothing to decode */
+		st->enc_codes[st->nencoded] = st->tile.codes + comp;
+		st->enc_ncodes[st->nencoded] = (size_t) k;
+		st->enc_cap[st->nencoded] = k <= GLUE_SHORT_CODES ? 8 * (size_t) k : v->lens[i];
+		if (st->enc_cap[st->nencoded] > max_cap)
+			max_cap = st->enc_cap[st->nencoded];
+		st->enc_bytes += v->lens[i];
+		st->nencoded++;
+	}
+	st->dec_out = xmalloc(max_cap);
+}
+
 static int
 cmp_double(const void *a, const void *b)
 {
@@ -242,6 +309,44 @@ time_op(void (*op) (bench_state *), bench_state *st, int reps, int best)
 
 	free(samples);
 	return result;
+}
+
+/*
+ * op with AVX-512 decoders and on the portable path, one sample each in
+ * turn, reps times: the medians, seconds per call.
+ */
+static void
+time_op_simd_portable(void (*op) (bench_state *), bench_state *st, int reps,
+					  double *simd, double *portable)
+{
+	double	   *samples[2];
+	double		t0 = now_seconds();
+
+	op(st);
+	double		once = now_seconds() - t0;
+	int			inner = once >= MIN_SAMPLE_SECONDS ? 1 : (int) ceil(MIN_SAMPLE_SECONDS / (once + 1e-9));
+
+	for (int side = 0; side < 2; side++)
+		samples[side] = xmalloc(sizeof(double) * (size_t) reps);
+	for (int r = 0; r < reps; r++)
+		for (int side = 0; side < 2; side++)
+		{
+			gsst_decode_simd_disabled = side;
+			op(st);				/* the other side's warm-up */
+			t0 = now_seconds();
+			for (int i = 0; i < inner; i++)
+				op(st);
+			samples[side][r] = (now_seconds() - t0) / inner;
+		}
+	gsst_decode_simd_disabled = 0;
+	for (int side = 0; side < 2; side++)
+	{
+		double	   *x = samples[side];
+
+		qsort(x, (size_t) reps, sizeof(double), cmp_double);
+		*(side ? portable : simd) = reps % 2 ? x[reps / 2] : (x[reps / 2 - 1] + x[reps / 2]) / 2;
+		free(x);
+	}
 }
 
 /* ---- checks before timing ---- */
@@ -330,7 +435,14 @@ baseline_ratios(const values *v, double *lz4_ratio, double *zstd_ratio)
 
 enum
 {
-	COL_RATIO, COL_ENCODE, COL_DECODE, COL_RANDOM, COL_VALUE_ENCODE, COL_LZ4, COL_ZSTD, NCOLS
+	COL_RATIO, COL_ENCODE, COL_DECODE, COL_RANDOM, COL_VALUE_ENCODE, COL_LZ4, COL_ZSTD,
+	COL_VALUE_DECODE, COL_VALUE_DECODE_PORTABLE, NCOLS
+};
+
+/* GSST_BENCH_ONLY */
+enum
+{
+	ONLY_ALL, ONLY_VALUE_ENCODE, ONLY_VALUE_DECODE
 };
 
 static int
@@ -354,7 +466,7 @@ splitmix64(uint64_t *state)
 }
 
 static void
-bench_file(const char *path, int reps, int join, int value_encode_only, double cols[NCOLS])
+bench_file(const char *path, int reps, int join, int only, double cols[NCOLS])
 {
 	values		v;
 	bench_state st;
@@ -396,16 +508,34 @@ bench_file(const char *path, int reps, int join, int value_encode_only, double c
 	size_t		table_bytes = gsst_table_serialized_size(&st.table);
 
 	cols[COL_RATIO] = (double) v.bytes / (double) (st.tile.code_bytes + table_bytes);
-	cols[COL_VALUE_ENCODE] = v.bytes / time_op(op_value_encode, &st, reps, 1) / 1e6;
-	if (value_encode_only)
+	for (int c = 0; c < NCOLS; c++)
+		if (c != COL_RATIO)
+			cols[c] = 1;
+	if (only == ONLY_VALUE_DECODE)
 	{
+		double		t_simd,
+					t_portable;
+
+		prepare_value_decode(&st);
+		time_op_simd_portable(op_value_decode, &st, reps, &t_simd, &t_portable);
+		cols[COL_VALUE_DECODE] = st.enc_bytes / t_simd / 1e6;
+		cols[COL_VALUE_DECODE_PORTABLE] = st.enc_bytes / t_portable / 1e6;
+		printf("%s\t%zu\t%zu\t%.1f\t%.1f\t%.3f\n", v.name, st.nencoded, st.enc_bytes,
+			   cols[COL_VALUE_DECODE], cols[COL_VALUE_DECODE_PORTABLE],
+			   cols[COL_VALUE_DECODE] / cols[COL_VALUE_DECODE_PORTABLE]);
+		free(st.dec_out);
+		free(st.enc_cap);
+		free(st.enc_ncodes);
+		free(st.enc_codes);
+	}
+	else if (only == ONLY_VALUE_ENCODE)
+	{
+		cols[COL_VALUE_ENCODE] = v.bytes / time_op(op_value_encode, &st, reps, 1) / 1e6;
 		printf("%s\t%zu\t%zu\t%.1f\n", v.name, v.n, v.bytes, cols[COL_VALUE_ENCODE]);
-		for (int c = 0; c < NCOLS; c++)
-			if (c != COL_VALUE_ENCODE)
-				cols[c] = 1;
 	}
 	else
 	{
+		cols[COL_VALUE_ENCODE] = v.bytes / time_op(op_value_encode, &st, reps, 1) / 1e6;
 		double		t_encode = time_op(op_encode, &st, reps, 0);
 
 		/* op_encode rewrote the same tile; open it again for the decoders */
@@ -441,27 +571,31 @@ main(int argc, char **argv)
 	const char *only_env = getenv("GSST_BENCH_ONLY");
 	int			reps = reps_env ? atoi(reps_env) : 7;
 	int			join = join_env ? atoi(join_env) : 1;
-	int			value_encode_only = only_env != NULL && strcmp(only_env, "value_encode") == 0;
+	int			only = only_env == NULL ? ONLY_ALL
+		: strcmp(only_env, "value_encode") == 0 ? ONLY_VALUE_ENCODE
+		: strcmp(only_env, "value_decode") == 0 ? ONLY_VALUE_DECODE : -1;
 	double		log_sum[NCOLS] = {0};
 	int			nfiles = 0;
 
 	if (argc < 2)
 	{
 		fprintf(stderr, "usage: codec_bench FILE...   (env GSST_BENCH_REPS, default 7; "
-				"GSST_BENCH_JOIN=K; GSST_BENCH_ONLY=value_encode)\n");
+				"GSST_BENCH_JOIN=K; GSST_BENCH_ONLY=value_encode|value_decode)\n");
 		return 2;
 	}
-	if (only_env != NULL && !value_encode_only)
+	if (only < 0)
 	{
-		fprintf(stderr, "codec_bench: GSST_BENCH_ONLY must be value_encode\n");
+		fprintf(stderr, "codec_bench: GSST_BENCH_ONLY must be value_encode or value_decode\n");
 		return 2;
 	}
 	if (reps < 1)
 		reps = 1;
 	if (join < 1)
 		join = 1;
-	if (value_encode_only)
+	if (only == ONLY_VALUE_ENCODE)
 		printf("file\tvalues\tbytes\tvalue_encode_MBps\n");
+	else if (only == ONLY_VALUE_DECODE)
+		printf("file\tencoded_values\tbytes\tvalue_decode_MBps\tvalue_decode_portable_MBps\tratio\n");
 	else
 		printf("file\tvalues\tbytes\tratio\tencode_MBps\tdecode_MBps\trandom_decode_MBps\t"
 			   "value_encode_MBps\tlz4_ratio\tzstd3_ratio\n");
@@ -474,15 +608,19 @@ main(int argc, char **argv)
 			fprintf(stderr, "codec_bench: skipping %s (not a data file)\n", argv[a]);
 			continue;
 		}
-		bench_file(argv[a], reps, join, value_encode_only, cols);
+		bench_file(argv[a], reps, join, only, cols);
 		for (int c = 0; c < NCOLS; c++)
 			log_sum[c] += log(cols[c]);
 		nfiles++;
 	}
 	if (nfiles == 0)
 		return 1;
-	if (value_encode_only)
+	if (only == ONLY_VALUE_ENCODE)
 		printf("geomean\t-\t-\t%.1f\n", exp(log_sum[COL_VALUE_ENCODE] / nfiles));
+	else if (only == ONLY_VALUE_DECODE)
+		printf("geomean\t-\t-\t%.1f\t%.1f\t%.3f\n", exp(log_sum[COL_VALUE_DECODE] / nfiles),
+			   exp(log_sum[COL_VALUE_DECODE_PORTABLE] / nfiles),
+			   exp((log_sum[COL_VALUE_DECODE] - log_sum[COL_VALUE_DECODE_PORTABLE]) / nfiles));
 	else
 		printf("geomean\t-\t-\t%.3f\t%.1f\t%.1f\t%.1f\t%.1f\t%.3f\t%.3f\n",
 			   exp(log_sum[COL_RATIO] / nfiles), exp(log_sum[COL_ENCODE] / nfiles),

@@ -1,5 +1,6 @@
 #!/bin/sh
-# A/B of the per-value encoder (gsst_encode_value): bench/codec_bench built
+# A/B of the per-value encoder (gsst_encode_value), or of the per-value
+# decoder (gsst_decode_value) with BENCH_ONLY=value_decode: bench/codec_bench built
 # against two trees of src/codec, run alternately on one core.
 #
 #   bench/value_encode_ab.sh OLD_CODEC_DIR NEW_CODEC_DIR ROUNDS OUT.tsv [DATA_DIR]
@@ -7,7 +8,9 @@
 # Each round runs both builds, in turn first, over every file of DATA_DIR
 # (one value a line, default ../shared/data/dbtext) and over l_comment with
 # 16 and 32 lines joined into one value (GSST_BENCH_JOIN), printing only
-# value_encode_MBps (GSST_BENCH_ONLY=value_encode).  The builds use
+# value_encode_MBps (GSST_BENCH_ONLY=value_encode; BENCH_ONLY=value_decode
+# times gsst_decode_value instead, and adds l_comment with 64 lines a
+# value, whose codes are too many for the glue's roomy buffer).  The builds use
 # BENCH_CFLAGS (default -O2 -g: the flags PostgreSQL's PGXS builds the
 # codec with).  OUT.tsv gets one row per build, round and file; a summary
 # of the medians and their ratio goes to stdout.
@@ -25,6 +28,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 data=${5:-$here/../../shared/data/dbtext}
 cflags=${BENCH_CFLAGS:--O2 -g}
 core=${BENCH_CORE:-1}
+only=${BENCH_ONLY:-value_encode}
+joins="16 32"
+[ "$only" = value_decode ] && joins="16 32 64"
 build=$(mktemp -d)
 trap 'rm -rf "$build"' EXIT
 
@@ -36,16 +42,21 @@ for side in old new; do
 done
 
 files=$(ls "$data" | grep -v -e '\.md$' -e '^SHA256SUMS$' | sed "s|^|$data/|")
-printf 'round\tbuild\tfile\tvalues\tbytes\tvalue_encode_MBps\n' > "$out"
+if [ "$only" = value_decode ]; then
+	printf 'round\tbuild\tfile\tvalues\tbytes\tvalue_decode_MBps\tportable_MBps\tratio\n' > "$out"
+else
+	printf 'round\tbuild\tfile\tvalues\tbytes\t%s_MBps\n' "$only" > "$out"
+fi
 for round in $(seq "$rounds"); do
 	if [ $((round % 2)) = 1 ]; then order="old new"; else order="new old"; fi
 	for side in $order; do
 		bin=$build/codec_bench_$side
 		# shellcheck disable=SC2086
 		{
-			GSST_BENCH_ONLY=value_encode taskset -c "$core" "$bin" $files
-			GSST_BENCH_JOIN=16 GSST_BENCH_ONLY=value_encode taskset -c "$core" "$bin" "$data/l_comment"
-			GSST_BENCH_JOIN=32 GSST_BENCH_ONLY=value_encode taskset -c "$core" "$bin" "$data/l_comment"
+			GSST_BENCH_ONLY=$only taskset -c "$core" "$bin" $files
+			for join in $joins; do
+				GSST_BENCH_JOIN=$join GSST_BENCH_ONLY=$only taskset -c "$core" "$bin" "$data/l_comment"
+			done
 		} | grep -v -e '^file' -e '^geomean' | sed "s/^/$round\t$side\t/" >> "$out"
 	done
 done

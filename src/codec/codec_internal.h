@@ -180,6 +180,12 @@ extern int	gsst_encode_simd_disabled;
 /* the CPU runs the AVX-512 encode lanes (x86-64 builds with SIMD only) */
 extern int	gsst_cpu_has_encode_lanes(void);
 
+/* Tests and benchmarks set it to keep every decoder on its portable path. */
+extern int	gsst_decode_simd_disabled;
+
+/* the CPU runs the AVX-512 decoders (x86-64 builds with SIMD only) */
+extern int	gsst_cpu_has_decode_simd(void);
+
 /*
  * gsst_encoder_init without short_code (128 KB to fill, for each of the
  * trainer's generations): the trainer matches with the hashes.

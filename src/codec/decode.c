@@ -7,7 +7,17 @@
  */
 #include "codec_internal.h"
 
+#include "decode_avx512.h"
 #include "decode_run.h"
+
+int			gsst_decode_simd_disabled = 0;
+
+/*
+ * Values of fewer codes stay on the portable loop: there the AVX-512
+ * path's set-up and gathers cost more than the loop's branches, which
+ * predict well on columns of short values of one length (bench/README.md).
+ */
+#define SIMD_MIN_CODES 8
 
 /*
  * Walk the codes without decoding them, checking them as decoding would:
@@ -67,5 +77,9 @@ gsst_decode_value(const gsst_table *table, const uint8_t *in, size_t in_len,
 {
 	if (table == NULL || (in == NULL && in_len > 0) || (out == NULL && out_cap > 0))
 		return GSST_ERR_ARG;
+#ifdef GSST_DECODE_AVX512
+	if (in_len >= SIMD_MIN_CODES && avx512_usable())
+		return gsst_decode_value_avx512(table, in, in_len, out, out_cap);
+#endif
 	return gsst_decode_run(table, in, in + in_len, out, out + out_cap);
 }

@@ -4,6 +4,7 @@
  */
 #include "tile_internal.h"
 
+#include "decode_avx512.h"
 #include "decode_run.h"
 
 /* ---- decoding ---- */
@@ -46,8 +47,6 @@ decode_piece(const gsst_tile *t, int stored_raw, uint64_t comp_from, uint64_t co
  */
 #define DECODE_ROOM 64
 #define SHORT_CODES 16
-
-int			gsst_decode_simd_disabled = 0;
 
 typedef struct fast_decoder
 {
@@ -301,198 +300,15 @@ decode_all_v2(const gsst_tile *t, uint8_t *out, uint8_t *out_end)
 }
 
 /*
- * AVX-512 (VBMI2) decoding, chosen at run time.  16 codes at a time: their
- * lengths come from the len table held in four registers (vpermi2b), their
- * symbols from a gather, and vpcompressb keeps the first len[c] bytes of
- * each symbol; two 64-byte stores write the result.  No branch depends on
- * the codes.  decode_all decodes a window of 16 codes that covers several
- * whole short values as one stream, and checks each value's length with a
- * prefix sum of the code lengths, so the rule that every value decodes on
- * its own to exactly its length still holds.  Windows and values these
- * paths do not accept (escapes, unused codes, wrong lengths, stored raw
- * values) go to the scalar decoder above.  GSST_NO_SIMD builds without it.
+ * AVX-512 (VBMI2) decoding, chosen at run time, with the steps of
+ * decode_avx512.h.  decode_all decodes a window of 16 codes that covers
+ * several whole short values as one stream, and checks each value's length
+ * with a prefix sum of the code lengths, so the rule that every value
+ * decodes on its own to exactly its length still holds.  Windows and
+ * values these paths do not accept (escapes, unused codes, wrong lengths,
+ * stored raw values) go to the scalar decoder above.
  */
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(GSST_NO_SIMD)
-#define GSST_DECODE_AVX512 1
-#include <immintrin.h>
-
-#define AVX512_TARGET "avx512f,avx512bw,avx512vl,avx512vbmi,avx512vbmi2,avx512bitalg,bmi,bmi2,popcnt"
-#define AVX512_FN static __attribute__((target(AVX512_TARGET), noinline))
-#define AVX512_INLINE static inline __attribute__((target(AVX512_TARGET), always_inline))
-
-/* 1: the CPU has what the AVX-512 path needs, 0: not, -1: not asked yet */
-static int	avx512_cpu = -1;
-
-/* Ask the CPU once; out of line, so that avx512_usable() is a load and a test. */
-static GSST_NOINLINE int
-avx512_cpu_check(void)
-{
-	int			cpu;
-
-	__builtin_cpu_init();
-	cpu = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-		__builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
-		__builtin_cpu_supports("avx512vbmi2") &&
-		__builtin_cpu_supports("avx512bitalg") && __builtin_cpu_supports("bmi2") &&
-		__builtin_cpu_supports("popcnt");
-	__atomic_store_n(&avx512_cpu, cpu, __ATOMIC_RELAXED);
-	return cpu;
-}
-
-GSST_INLINE int
-avx512_usable(void)
-{
-	int			cpu = __atomic_load_n(&avx512_cpu, __ATOMIC_RELAXED);
-
-	if (GSST_UNLIKELY(cpu < 0))
-		cpu = avx512_cpu_check();
-	return cpu && !gsst_decode_simd_disabled;
-}
-
-typedef struct avx512_tables
-{
-	__m512i		len[4];			/* len[256] */
-	__m512i		expand[2];		/* byte j: 8 * half + j / 8 */
-	__m512i		byte_in_word;	/* byte j: j % 8 */
-	__m128i		nsymbols;
-	__m128i		escapes;
-	const long long *symbol;
-} avx512_tables;
-
-AVX512_INLINE void
-avx512_tables_init(avx512_tables *v, const gsst_table *table)
-{
-	for (int q = 0; q < 4; q++)
-		v->len[q] = _mm512_loadu_si512(table->len + 64 * q);
-	v->expand[0] = _mm512_set_epi64(0x0707070707070707ll, 0x0606060606060606ll,
-									0x0505050505050505ll, 0x0404040404040404ll,
-									0x0303030303030303ll, 0x0202020202020202ll,
-									0x0101010101010101ll, 0);
-	v->expand[1] = _mm512_add_epi8(v->expand[0], _mm512_set1_epi8(8));
-	v->byte_in_word = _mm512_set1_epi64(0x0706050403020100ll);
-	v->nsymbols = _mm_set1_epi8((char) table->nsymbols);
-	v->escapes = _mm_set1_epi8((char) GSST_ESCAPE);
-	v->symbol = (const long long *) table->symbol;
-}
-
-/* len[c] of each code byte of c (codes >= 128 from the upper half) */
-AVX512_INLINE __m512i
-avx512_lens(const avx512_tables *v, __m128i codes)
-{
-	__m512i		c = _mm512_castsi128_si512(codes);
-	__m512i		lo = _mm512_permutex2var_epi8(v->len[0], c, v->len[1]);
-	__m512i		hi = _mm512_permutex2var_epi8(v->len[2], c, v->len[3]);
-
-	return _mm512_mask_blend_epi8(_mm512_movepi8_mask(c), lo, hi);
-}
-
-/* len[c] of each of 64 code bytes */
-AVX512_INLINE __m512i
-avx512_lens64(const avx512_tables *v, __m512i c)
-{
-	__m512i		lo = _mm512_permutex2var_epi8(v->len[0], c, v->len[1]);
-	__m512i		hi = _mm512_permutex2var_epi8(v->len[2], c, v->len[3]);
-
-	return _mm512_mask_blend_epi8(_mm512_movepi8_mask(c), lo, hi);
-}
-
-/* Codes [0, k) of in, the rest escapes (decoding to nothing); reads in[0, k) only. */
-AVX512_INLINE __m128i
-avx512_load_codes(const avx512_tables *v, const uint8_t *in, unsigned k)
-{
-	return _mm_mask_loadu_epi8(v->escapes, (__mmask16) _bzhi_u32(0xFFFF, k), in);
-}
-
-/* Nonzero when one of the codes [0, k) is an escape or unused. */
-AVX512_INLINE unsigned
-avx512_codes_bad(const avx512_tables *v, __m128i codes, unsigned k)
-{
-	return _mm_mask_cmpge_epu8_mask((__mmask16) _bzhi_u32(0xFFFF, k), codes, v->nsymbols);
-}
-
-/*
- * Decode 16 codes (valid ones and escapes) with their lengths lens to o.
- * Returns the end; *over gets nonzero when the first 8 codes end past
- * limit (then the second 8 are written at limit: a value that gets there
- * is bad anyway).  Stores o[0, 64) and at most limit[0, 64).
- */
-AVX512_INLINE uint8_t *
-avx512_decode16(const avx512_tables *v, __m128i codes, __m512i lens, uint8_t *o,
-				uint8_t *limit, uint64_t *over)
-{
-	__m512i		s0 = _mm512_i64gather_epi64(_mm512_cvtepu8_epi64(codes), v->symbol, 8);
-	__m512i		s1 = _mm512_i64gather_epi64(_mm512_cvtepu8_epi64(_mm_unpackhi_epi64(codes, codes)),
-											v->symbol, 8);
-	__mmask64	m0 = _mm512_cmplt_epu8_mask(v->byte_in_word,
-											_mm512_permutexvar_epi8(v->expand[0], lens));
-	__mmask64	m1 = _mm512_cmplt_epu8_mask(v->byte_in_word,
-											_mm512_permutexvar_epi8(v->expand[1], lens));
-	uint8_t    *o1 = o + _mm_popcnt_u64(m0);
-
-	_mm512_storeu_si512(o, _mm512_maskz_compress_epi8(m0, s0));
-	*over |= o1 > limit;
-	o1 = o1 > limit ? limit : o1;
-	_mm512_storeu_si512(o1, _mm512_maskz_compress_epi8(m1, s1));
-	return o1 + _mm_popcnt_u64(m1);
-}
-
-/* avx512_decode16 for at most 8 codes (the others escapes): one gather */
-AVX512_INLINE uint8_t *
-avx512_decode8(const avx512_tables *v, __m128i codes, __m512i lens, uint8_t *o)
-{
-	__m512i		s0 = _mm512_i64gather_epi64(_mm512_cvtepu8_epi64(codes), v->symbol, 8);
-	__mmask64	m0 = _mm512_cmplt_epu8_mask(v->byte_in_word,
-											_mm512_permutexvar_epi8(v->expand[0], lens));
-
-	_mm512_storeu_si512(o, _mm512_maskz_compress_epi8(m0, s0));
-	return o + _mm_popcnt_u64(m0);
-}
-
-/*
- * A value of k codes to n bytes at dst, 16 codes a step; a step with an
- * escape or an unused code goes code by code.  Returns 0 when done.  Needs
- * dst[0, n + DECODE_ROOM) writable.
- */
-AVX512_INLINE int
-avx512_decode_value(const avx512_tables *v, const uint8_t *in,
-					uint64_t k, uint8_t *dst, uint64_t n)
-{
-	const uint8_t *in_end = in + k;
-	uint8_t    *o = dst;
-	uint8_t    *limit = dst + n;
-	uint64_t	over = 0;
-
-	while (in < in_end)
-	{
-		unsigned	take = in_end - in >= 16 ? 16 : (unsigned) (in_end - in);
-		__m128i		codes = avx512_load_codes(v, in, take);
-		unsigned	bad = avx512_codes_bad(v, codes, take);
-
-		if (GSST_UNLIKELY(bad))
-		{
-			/* the codes before the first escape or unused code, then that one */
-			unsigned	good = _tzcnt_u32(bad);
-			unsigned	code = in[good];
-
-			o = avx512_decode16(v, codes, _mm512_maskz_mov_epi8(_bzhi_u64(~0ull, good),
-																avx512_lens(v, codes)),
-								o, limit, &over);
-			in += good + 1;
-			if (code != GSST_ESCAPE || in == in_end)
-				return 1;
-			*o++ = *in++;
-		}
-		else
-		{
-			o = avx512_decode16(v, codes, avx512_lens(v, codes), o, limit, &over);
-			in += take;
-		}
-		if (GSST_UNLIKELY(o > limit || over))
-			return 1;
-	}
-	return o != limit;
-}
-
+#ifdef GSST_DECODE_AVX512
 /*
  * decode_all for 4-byte index entries.  A window starts at value i and
  * takes the values (at most 16) that end within 64 codes of comp[i].  Its

@@ -8,9 +8,6 @@
 #include "codec_internal.h"
 #include "tile_layout.h"
 
-/* Set nonzero to keep the tile decoders on their portable path (tests). */
-extern int	gsst_decode_simd_disabled;
-
 GSST_INLINE uint64_t
 read_entry(const uint8_t *base, uint64_t i, uint32_t width)
 {

@@ -27,6 +27,7 @@
 #include "test_check.h"
 #include "test_golden.h"
 #include "tile_internal.h"
+#include "decode_avx512.h"
 
 /* ------------------------------------------------------------------ */
 /* the test framework                                                 */
@@ -1876,6 +1877,181 @@ test_decode_errors(void)
 			free(o);
 		}
 		free(in);
+	}
+}
+
+/*
+ * The decoded bytes of codes by FORMAT.md's rules, into out (room for 8
+ * bytes a code); < 0 for an escape without its literal or an unused code.
+ */
+static int64_t
+ref_decode(const gsst_table *t, const uint8_t *in, size_t n, uint8_t *out)
+{
+	size_t		o = 0;
+
+	for (size_t i = 0; i < n; i++)
+	{
+		if (in[i] == GSST_ESCAPE)
+		{
+			if (++i == n)
+				return -1;
+			out[o++] = in[i];
+		}
+		else if (in[i] >= t->nsymbols)
+			return -1;
+		else
+			for (unsigned j = 0; j < t->len[in[i]]; j++)
+				out[o++] = ref_symbol_byte(t, in[i], j);
+	}
+	return (int64_t) o;
+}
+
+#define DECODE_GUARD 80
+
+/*
+ * Decode in[0..k) into an exact-size buffer of cap bytes (for ASan) and into
+ * one with DECODE_GUARD guard bytes after cap, which must stay untouched;
+ * the two must agree.  path: 0 portable, 1 as gsst_decode_value chooses
+ * with SIMD allowed, 2 the AVX-512 per-value decoder called directly.
+ */
+static int64_t
+decode_by_path(int path, const gsst_table *t, const uint8_t *in, size_t k,
+			   uint8_t *out, size_t cap)
+{
+	int64_t		rc[2];
+	uint8_t    *exact = xmalloc(cap);
+	uint8_t    *guarded = xmalloc(cap + DECODE_GUARD);
+
+	memset(guarded, 0xA5, cap + DECODE_GUARD);
+	for (int b = 0; b < 2; b++)
+	{
+		uint8_t    *o = b ? guarded : exact;
+
+		gsst_decode_simd_disabled = path == 0;
+#ifdef GSST_DECODE_AVX512
+		if (path == 2)
+			rc[b] = gsst_decode_value_avx512(t, in, k, o, cap);
+		else
+#endif
+			rc[b] = gsst_decode_value(t, in, k, o, cap);
+		gsst_decode_simd_disabled = 0;
+	}
+	CHECK_EQ(rc[0], rc[1]);
+	for (size_t i = cap; i < cap + DECODE_GUARD; i++)
+		if (!CHECK(guarded[i] == 0xA5))
+			break;
+	if (rc[0] > 0)
+	{
+		CHECK(rc[0] <= (int64_t) cap && memcmp(exact, guarded, (size_t) rc[0]) == 0);
+		memcpy(out, exact, (size_t) rc[0]);
+	}
+	free(guarded);
+	free(exact);
+	return rc[0];
+}
+
+/*
+ * The AVX-512 per-value decoder (called directly, and through
+ * gsst_decode_value) against the portable one: random tables of 0 to 255
+ * symbols, values of every length 0..300 of valid codes, escapes, unused
+ * codes, dangling escapes and random bytes, into buffers of exactly the
+ * decoded length, one byte less, 8 bytes a code (the glue's short values)
+ * and other sizes.  Same status, same bytes, nothing written past the
+ * buffer (guard bytes, and ASan on exact-size copies).
+ */
+static void
+test_decode_value_simd(void)
+{
+	test_rng	rng = {31};
+	int			simd = gsst_cpu_has_decode_simd();
+	int			npaths = simd ? 3 : 2;
+	uint8_t		codes[320];
+	uint8_t		expect[320 * 8];
+	uint8_t		got[3][320 * 8];
+
+	if (simd)
+		printf("    AVX-512 decoders on this CPU: the SIMD per-value path is tested\n");
+	else
+	{
+		printf("    NO AVX-512 decoders on this CPU or in this build: only the portable path is tested\n");
+		if (getenv("GSST_TEST_REQUIRE_SIMD") != NULL)
+			CHECK(!"GSST_TEST_REQUIRE_SIMD is set and the SIMD path cannot run");
+	}
+	for (int round = 0; round < 24 && !current_failures; round++)
+	{
+		uint8_t		alphabet[256];
+		uint64_t	syms[255];
+		uint8_t		lens[255];
+		size_t		want = round == 0 ? 0 : round == 1 ? 1 : round == 2 ? 255
+			: 1 + rng_below(&rng, 255);
+		gsst_table	t;
+
+		rng_fill(&rng, alphabet, sizeof(alphabet));
+		size_t		n = random_valid_symbols(&rng, alphabet, 256, syms, lens, want);
+
+		REQUIRE(gsst_table_build(&t, syms, lens, n) == GSST_OK);
+		for (size_t k = 0; k <= 300; k++)
+			for (int kind = 0; kind < 5; kind++)
+			{
+				/* 0 valid codes, 1 with escapes, 2 an unused code, 3 a dangling escape, 4 any bytes */
+				for (size_t i = 0; i < k; i++)
+				{
+					if (kind == 4)
+						codes[i] = (uint8_t) rng_next(&rng);
+					else if (t.nsymbols == 0 || (kind > 0 && i + 1 < k && rng_below(&rng, 8) == 0))
+					{
+						codes[i] = GSST_ESCAPE;
+						if (i + 1 < k)
+						{
+							i++;
+							codes[i] = (uint8_t) rng_next(&rng);
+						}
+					}
+					else
+						codes[i] = (uint8_t) rng_below(&rng, t.nsymbols);
+				}
+				if (kind == 2 && k > 0 && t.nsymbols < GSST_ESCAPE)
+					codes[rng_below(&rng, k)] =
+						(uint8_t) (t.nsymbols + rng_below(&rng, GSST_ESCAPE - t.nsymbols));
+				if (kind == 3 && k > 0)
+					codes[k - 1] = GSST_ESCAPE;
+
+				uint8_t    *in = xdup(codes, k);
+				int64_t		ref = ref_decode(&t, in, k, expect);
+				size_t		caps[6] = {8 * k, 0, rng_below(&rng, 8 * k + 1), 8 * k + rng_below(&rng, 70)};
+				int			ncaps = 4;
+
+				if (ref >= 0)
+				{
+					caps[ncaps++] = (size_t) ref;
+					if (ref > 0)
+						caps[ncaps++] = (size_t) ref - 1;
+				}
+				for (int c = 0; c < ncaps; c++)
+				{
+					int64_t		rc[3];
+
+					for (int path = 0; path < npaths; path++)
+						rc[path] = decode_by_path(path, &t, in, k, got[path], caps[c]);
+					/* the contract: the bytes, or no room, or bad codes */
+					if (ref < 0)
+						CHECK_STATUS_IN(rc[0], ST(GSST_ERR_BAD_CODE) | ST(GSST_ERR_DANGLING_ESCAPE) |
+										ST(GSST_ERR_SPACE));
+					else if ((size_t) ref > caps[c])
+						CHECK_STATUS(rc[0], GSST_ERR_SPACE);
+					else if (CHECK_EQ(rc[0], ref) && ref > 0)
+						CHECK(memcmp(got[0], expect, (size_t) ref) == 0);
+					for (int path = 1; path < npaths; path++)
+					{
+						if (!CHECK_EQ(rc[path], rc[0]))
+							fprintf(stderr, "    table of %u symbols, %zu codes (kind %d), cap %zu, path %d\n",
+									t.nsymbols, k, kind, caps[c], path);
+						else if (rc[0] > 0)
+							CHECK(memcmp(got[path], got[0], (size_t) rc[0]) == 0);
+					}
+				}
+				free(in);
+			}
 	}
 }
 
@@ -4217,6 +4393,7 @@ static const test_case tests[] = {
 	TEST(test_partial_decode),
 	TEST(test_compare_shared_codes),
 	TEST(test_decode_errors),
+	TEST(test_decode_value_simd),
 	TEST(test_encode_out_limit),
 	TEST(test_segment_restart),
 	TEST(test_value_sizes),

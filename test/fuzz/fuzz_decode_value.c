@@ -5,11 +5,13 @@
  * Input: a serialized table followed by codes; when the input does not
  * start with a loadable table, the whole input is codes for a fixed table
  * with unused codes.  Both functions must agree, the decoder must fill an
- * exact-size buffer and fail with GSST_ERR_SPACE one byte short, and what
+ * exact-size buffer and fail with GSST_ERR_SPACE one byte short, its
+ * AVX-512 path must give the portable path's status and bytes, and what
  * decodes must re-encode (as the reference encoder does, also at tight
  * output limits) and round-trip.
  */
 #include "fuzz_common.h"
+#include "decode_avx512.h"
 
 int			LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -89,6 +91,37 @@ check_partial_valid(const gsst_table *table, const uint8_t *in, size_t in_len,
 				(in_len / 2 > 0 && in[in_len / 2 - 1] == GSST_ESCAPE));
 }
 
+/*
+ * gsst_decode_value's AVX-512 path (called directly, so that values too
+ * short for gsst_decode_value to choose it take it too) gives the portable
+ * path's status and bytes into an exact-size buffer of cap bytes.  Says
+ * nothing on a CPU or build without it.
+ */
+static void
+check_simd_agrees(const gsst_table *table, const uint8_t *in, size_t in_len, size_t cap)
+{
+#ifdef GSST_DECODE_AVX512
+	if (gsst_cpu_has_decode_simd())
+	{
+		uint8_t    *portable = xmalloc(cap);
+		uint8_t    *simd = xmalloc(cap);
+		int64_t		want,
+					got;
+
+		gsst_decode_simd_disabled = 1;
+		want = gsst_decode_value(table, in, in_len, portable, cap);
+		gsst_decode_simd_disabled = 0;
+		got = gsst_decode_value_avx512(table, in, in_len, simd, cap);
+		FUZZ_ASSERT(got == want);
+		FUZZ_ASSERT(want <= 0 || memcmp(simd, portable, (size_t) want) == 0);
+		free(simd);
+		free(portable);
+	}
+#else
+	(void) table, (void) in, (void) in_len, (void) cap;
+#endif
+}
+
 /* Invalid codes: an error, or an answer found before the bad code. */
 static void
 check_partial_invalid(const gsst_table *table, const uint8_t *in, size_t in_len,
@@ -148,6 +181,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		FUZZ_ASSERT(rc == GSST_ERR_BAD_CODE || rc == GSST_ERR_DANGLING_ESCAPE);
 		FUZZ_ASSERT(len == GSST_ERR_BAD_CODE || len == GSST_ERR_DANGLING_ESCAPE);
+		check_simd_agrees(table, in, in_len, cap);
+		check_simd_agrees(table, in, in_len, in_len);
 		check_partial_invalid(table, in, in_len, out, cap);
 		free(out);
 		free(in);
@@ -165,6 +200,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(gsst_decode_value(table, in, in_len, short_out, (size_t) len - 1) == GSST_ERR_SPACE);
 		free(short_out);
 	}
+	check_simd_agrees(table, in, in_len, (size_t) len);
+	check_simd_agrees(table, in, in_len, len > 0 ? (size_t) len - 1 : 0);
+	check_simd_agrees(table, in, in_len, 8 * in_len);
 
 	check_partial_valid(table, in, in_len, out, (size_t) len);
 
