@@ -831,9 +831,12 @@ warp_exclusive_sum64(uint64_t x, unsigned lane)
  */
 #define V2_THREADS 256
 
-/* the long values of each block (and 0 for the sentinel), for their scan */
+/*
+ * The raw length bytes, and the long values of each block (and 0 for the
+ * sentinel) for their scan
+ */
 __global__ void __launch_bounds__(V2_THREADS)
-k_v2_block_longs(gg_encode_args a, uint64_t *longs)
+k_v2_block_raw(gg_encode_args a, uint64_t *longs)
 {
 	uint64_t	b = ((uint64_t) blockIdx.x * blockDim.x + threadIdx.x) / 32;
 	unsigned	lane = threadIdx.x & 31;
@@ -841,7 +844,7 @@ k_v2_block_longs(gg_encode_args a, uint64_t *longs)
 
 	if (b > a.layout.nblocks)
 		return;
-	n = b < a.layout.nblocks ? gg_v2_pack_lane_longs(&a, b, lane) : 0;
+	n = b < a.layout.nblocks ? gg_v2_pack_lane_raw(&a, b, lane) : 0;
 	n = __reduce_add_sync(FULL_MASK, n);
 	if (lane == 0)
 		longs[b] = n;
@@ -3442,13 +3445,14 @@ encode_device(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 						   cudaMemcpyDeviceToDevice, ctx->side));
 	else
 	{
-		/* where each block's long values go needs only the raw offsets: beside the encoding too */
+		/* the raw length bytes, and where each block's long values go: beside the encoding */
 		uint64_t	nb = plan.layout.nblocks;
 
 		a.layout = plan.layout;
 		a.raw_entries = raw_side;
-		k_v2_block_longs<<<blocks_for((nb + 1) * 32, V2_THREADS), V2_THREADS, 0, ctx->side>>>(a, d_longs);
-		CU_LAUNCH("index longs kernel");
+		a.tile = (uint8_t *) d_tile;
+		k_v2_block_raw<<<blocks_for((nb + 1) * 32, V2_THREADS), V2_THREADS, 0, ctx->side>>>(a, d_longs);
+		CU_LAUNCH("index raw lengths kernel");
 		CU(cub::DeviceScan::ExclusiveSum(ctx->d_work + side_scan_at, scan_bytes, d_longs, d_long_first,
 										 (int) nb + 1, ctx->side));
 	}

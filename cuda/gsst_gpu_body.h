@@ -1702,7 +1702,37 @@ gg_v2_lane_entries(const uint8_t *entries, uint64_t first, uint32_t count, uint3
 		e[j] = gsst_le_get(entries + (first + j) * w, w);
 }
 
-/* encoder, phase 1: the lane's long values (a block's sum places the long list) */
+/*
+ * encoder, phase 1: the lane's raw length bytes (the tile's layout is
+ * known), and its long values, whose sum per block places the long list.
+ * It needs only the raw offsets, so it runs beside the encoding kernel.
+ */
+GG_FN uint32_t
+gg_v2_pack_lane_raw(const gg_encode_args *a, uint64_t b, uint32_t lane)
+{
+	uint64_t	i;
+	uint32_t	count = gg_v2_lane_values(&a->layout, b, lane, &i);
+	uint64_t	r[GG_V2_PER_LANE + 1];
+	uint32_t	longs = 0;
+	uint32_t	bytes = 0;
+
+	gg_v2_lane_entries(a->raw_entries, i, count, a->layout.width, r);
+	for (uint32_t j = 0; j < count; j++)
+	{
+		uint64_t	raw_len = r[j + 1] - r[j];
+
+		longs += gsst_tile_is_long(raw_len);
+		bytes |= (uint32_t) gsst_tile_length_byte(raw_len, raw_len) << (8 * j);
+	}
+	if (count == GG_V2_PER_LANE)
+		gsst_le_put(a->tile + a->layout.raw_lens_at + i, 4, bytes);
+	else
+		for (uint32_t j = 0; j < count; j++)
+			a->tile[a->layout.raw_lens_at + i + j] = (uint8_t) (bytes >> (8 * j));
+	return longs;
+}
+
+/* the lane's long values again (phase 2, a block that has some) */
 GG_FN uint32_t
 gg_v2_pack_lane_longs(const gg_encode_args *a, uint64_t b, uint32_t lane)
 {
@@ -1718,7 +1748,8 @@ gg_v2_pack_lane_longs(const gg_encode_args *a, uint64_t b, uint32_t lane)
 }
 
 /*
- * encoder, phase 2: the lane's length bytes and long entries, the first at
+ * encoder, phase 2: the lane's code length bytes (and, in a block with
+ * long values, its raw length bytes again) and long entries, the first at
  * long_at; long_first[b] is the exclusive scan of the blocks' long values
  * (long_first[nblocks] = L).  Lane 0 writes the block's entry; the last
  * block also the sentinel entry and the padding after the length bytes and
@@ -1739,30 +1770,28 @@ gg_v2_pack_lane(const gg_encode_args *a, uint64_t b, uint32_t lane, uint64_t lon
 
 	gsst_tile_layout_finish(&l, *a->code_bytes_out, long_first[l.nblocks]);
 	gg_v2_lane_entries(a->comp_entries, i, count, w, c);
-	gg_v2_lane_entries(a->raw_entries, i, count, w, r);
-	if (count == GG_V2_PER_LANE && r[GG_V2_PER_LANE] - r[0] < GSST_TILE_LONG)
+	if (count == GG_V2_PER_LANE && long_first[b + 1] == long_first[b])
 	{
 		/*
-		 * No value long (each is shorter than the lane's sum): the length
-		 * bytes are the lengths, gsst_tile_put_lengths' rule, stored four
-		 * at a time (a word on the GPU where aligned: code_lens_at is).
+		 * A block without long values (the usual one): its raw length
+		 * bytes are written (phase 1), and its code length bytes are the
+		 * code lengths, stored four at a time.
 		 */
-		uint32_t	cw = 0,
-					rw = 0;
+		uint32_t	cw = 0;
 
 		for (uint32_t j = 0; j < GG_V2_PER_LANE; j++)
-		{
 			cw |= (uint32_t) (c[j + 1] - c[j]) << (8 * j);
-			rw |= (uint32_t) (r[j + 1] - r[j]) << (8 * j);
-		}
 		gsst_le_put(tile + l.code_lens_at + i, 4, cw);
-		gsst_le_put(tile + l.raw_lens_at + i, 4, rw);
+		r[0] = lane == 0 ? gsst_le_get(a->raw_entries + i * w, w) : 0;
 	}
 	else
+	{
+		gg_v2_lane_entries(a->raw_entries, i, count, w, r);
 		for (uint32_t j = 0; j < count; j++)
 			long_at += (uint64_t) gsst_tile_put_lengths(tile + l.code_lens_at, tile + l.raw_lens_at,
 														tile + l.longs_at, w, i + j, long_at,
 														c[j + 1] - c[j], r[j + 1] - r[j]);
+	}
 	if (lane == 0)
 	{
 		uint8_t    *entry = tile + l.blocks_at + b * 3 * w;

@@ -292,6 +292,13 @@ gsst_tile_block_field(const uint8_t *tile, const gsst_tile_layout *l, uint64_t b
 	return gsst_le_get(tile + l->blocks_at + (b * 3 + field) * l->width, l->width);
 }
 
+/* A value's length byte (len: its code or raw length) for its raw length. */
+GSST_LAYOUT_FN uint8_t
+gsst_tile_length_byte(uint64_t raw_len, uint64_t len)
+{
+	return gsst_tile_is_long(raw_len) ? GSST_TILE_LONG : (uint8_t) len;
+}
+
 /*
  * The lengths of value i: its two length bytes and, for a long value, its
  * entry k of the long list at longs (W bytes each), the one rule of how a
@@ -307,10 +314,9 @@ gsst_tile_put_lengths(uint8_t *code_lens, uint8_t *raw_lens, uint8_t *longs, uin
 	{
 		gsst_le_put(longs + 2 * k * width, width, code_len);
 		gsst_le_put(longs + (2 * k + 1) * width, width, raw_len);
-		code_len = raw_len = GSST_TILE_LONG;
 	}
-	code_lens[i] = (uint8_t) code_len;
-	raw_lens[i] = (uint8_t) raw_len;
+	code_lens[i] = gsst_tile_length_byte(raw_len, code_len);
+	raw_lens[i] = gsst_tile_length_byte(raw_len, raw_len);
 	return is_long;
 }
 

@@ -143,8 +143,9 @@ emu_encode(const gsst_encoder *enc, uint32_t version, const uint8_t *data, const
 	}
 	/*
 	 * Raw offsets (and their sentinel) into a side buffer, then, beside
-	 * the encoding: (version 1) copied into the tile, (version 2) each
-	 * block's long values counted and scanned, from them alone.
+	 * the encoding: (version 1) copied into the tile, (version 2) the raw
+	 * length bytes written and each block's long values counted and
+	 * scanned, from them alone.
 	 */
 	for (uint64_t i = 0; i <= n; i++)
 		gg_raw_entry(&a, raw_side, i);
@@ -161,7 +162,7 @@ emu_encode(const gsst_encoder *enc, uint32_t version, const uint8_t *data, const
 		{
 			longs[b] = 0;
 			for (uint32_t lane = 0; b < nb && lane < GG_V2_LANES; lane++)
-				longs[b] += gg_v2_pack_lane_longs(&a, b, lane);
+				longs[b] += gg_v2_pack_lane_raw(&a, b, lane);
 		}
 		for (uint64_t b = 0; b <= nb; b++)
 		{
