@@ -844,7 +844,7 @@ k_v2_block_raw(gg_encode_args a, uint64_t *longs)
 
 	if (b > a.layout.nblocks)
 		return;
-	n = b < a.layout.nblocks ? gg_v2_pack_lane_raw(&a, b, lane) : 0;
+	n = b < a.layout.nblocks ? gg_v2_lane_raw(&a, b, lane, 1) : 0;
 	n = __reduce_add_sync(FULL_MASK, n);
 	if (lane == 0)
 		longs[b] = n;
@@ -863,7 +863,7 @@ k_v2_pack(gg_encode_args a, const uint64_t *long_first)
 	/* long values are rare: a block without any skips counting them again */
 	before = 0;
 	if (long_first[b + 1] != long_first[b])
-		before = warp_exclusive_sum(gg_v2_pack_lane_longs(&a, b, lane), lane, &total);
+		before = warp_exclusive_sum(gg_v2_lane_raw(&a, b, lane, 0), lane, &total);
 	gg_v2_pack_lane(&a, b, lane, long_first[b] + before, long_first);
 }
 

@@ -1703,12 +1703,13 @@ gg_v2_lane_entries(const uint8_t *entries, uint64_t first, uint32_t count, uint3
 }
 
 /*
- * encoder, phase 1: the lane's raw length bytes (the tile's layout is
- * known), and its long values, whose sum per block places the long list.
- * It needs only the raw offsets, so it runs beside the encoding kernel.
+ * The lane's long values, whose sum per block places the long list; with
+ * write (a constant where inlined), also its raw length bytes: phase 1,
+ * which needs only the raw offsets and the layout, so it runs beside the
+ * encoding kernel.  Phase 2 counts again in a block that has long values.
  */
 GG_FN uint32_t
-gg_v2_pack_lane_raw(const gg_encode_args *a, uint64_t b, uint32_t lane)
+gg_v2_lane_raw(const gg_encode_args *a, uint64_t b, uint32_t lane, const int write)
 {
 	uint64_t	i;
 	uint32_t	count = gg_v2_lane_values(&a->layout, b, lane, &i);
@@ -1724,26 +1725,11 @@ gg_v2_pack_lane_raw(const gg_encode_args *a, uint64_t b, uint32_t lane)
 		longs += gsst_tile_is_long(raw_len);
 		bytes |= (uint32_t) gsst_tile_length_byte(raw_len, raw_len) << (8 * j);
 	}
-	if (count == GG_V2_PER_LANE)
+	if (write && count == GG_V2_PER_LANE)
 		gsst_le_put(a->tile + a->layout.raw_lens_at + i, 4, bytes);
-	else
+	else if (write)
 		for (uint32_t j = 0; j < count; j++)
 			a->tile[a->layout.raw_lens_at + i + j] = (uint8_t) (bytes >> (8 * j));
-	return longs;
-}
-
-/* the lane's long values again (phase 2, a block that has some) */
-GG_FN uint32_t
-gg_v2_pack_lane_longs(const gg_encode_args *a, uint64_t b, uint32_t lane)
-{
-	uint64_t	i;
-	uint32_t	count = gg_v2_lane_values(&a->layout, b, lane, &i);
-	uint64_t	r[GG_V2_PER_LANE + 1];
-	uint32_t	longs = 0;
-
-	gg_v2_lane_entries(a->raw_entries, i, count, a->layout.width, r);
-	for (uint32_t j = 0; j < count; j++)
-		longs += gsst_tile_is_long(r[j + 1] - r[j]);
 	return longs;
 }
 

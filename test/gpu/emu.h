@@ -162,7 +162,7 @@ emu_encode(const gsst_encoder *enc, uint32_t version, const uint8_t *data, const
 		{
 			longs[b] = 0;
 			for (uint32_t lane = 0; b < nb && lane < GG_V2_LANES; lane++)
-				longs[b] += gg_v2_pack_lane_raw(&a, b, lane);
+				longs[b] += gg_v2_lane_raw(&a, b, lane, 1);
 		}
 		for (uint64_t b = 0; b <= nb; b++)
 		{
@@ -233,7 +233,7 @@ emu_encode(const gsst_encoder *enc, uint32_t version, const uint8_t *data, const
 				for (uint32_t lane = 0; lane < GG_V2_LANES; lane++)
 				{
 					lane_at[lane] = at;
-					at += gg_v2_pack_lane_longs(&a, b, lane);
+					at += gg_v2_lane_raw(&a, b, lane, 0);
 				}
 				for (uint32_t lane = GG_V2_LANES; lane-- > 0;)
 					gg_v2_pack_lane(&a, b, lane, lane_at[lane], long_first);
