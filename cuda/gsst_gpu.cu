@@ -314,7 +314,7 @@ compact_unit_staged(const gg_encode_args *a, const gg_unit *r, uint64_t base, ui
 		__syncwarp();
 	}
 	if ((r->flags & GG_HAS_TRAIL) && lane == 0)
-		gg_write_entry(comp, r->end_value, width, base + r->lead_final + r->whole_bytes);
+		gsst_tile_put_entry(comp, r->end_value, width, base + r->lead_final + r->whole_bytes);
 }
 
 /*

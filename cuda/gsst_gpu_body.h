@@ -357,15 +357,6 @@ gg_read_entry_rw(const uint8_t *base, uint64_t i, uint32_t width)
 #endif
 }
 
-GG_FN void
-gg_write_entry(uint8_t *base, uint64_t i, uint32_t width, uint64_t v)
-{
-	if (width == 4)
-		gg_st32(base + i * 4, (uint32_t) v);
-	else
-		gg_st64(base + i * 8, v);
-}
-
 GG_FN uint64_t
 gg_ld_off(const uint64_t *off, uint64_t i)
 {
@@ -974,7 +965,7 @@ gg_first_starting(const gg_encode_args *a, uint64_t u)
 GG_FN void
 gg_raw_entry(const gg_encode_args *a, uint8_t *raw, uint64_t i)
 {
-	gg_write_entry(raw, i, a->width, (i < a->n ? gg_ld_off(a->off, i) : a->off_end) - a->off0);
+	gsst_tile_put_entry(raw, i, a->width, (i < a->n ? gg_ld_off(a->off, i) : a->off_end) - a->off0);
 }
 
 #ifndef GG_COPY_DEPTH
@@ -1510,7 +1501,7 @@ gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nla
 		else
 			gg_copy_lanes(dst, scratch + sp, r->trail_codes, scr_lo, scr_hi, lane, nlanes);
 		if (lane == 0)
-			gg_write_entry(a->comp_entries, r->end_value, a->width,
+			gsst_tile_put_entry(a->comp_entries, r->end_value, a->width,
 						   base + r->lead_final + r->whole_bytes);
 	}
 	/*
@@ -1528,7 +1519,7 @@ gg_compact_unit(const gg_encode_args *a, uint64_t u, unsigned lane, unsigned nla
 				local[j] = gg_read_entry_rw(a->comp_entries, w + j * (uint64_t) nlanes, a->width);
 		for (int j = 0; j < GG_COPY_DEPTH; j++)
 			if (w + j * (uint64_t) nlanes < r->end_value)
-				gg_write_entry(a->comp_entries, w + j * (uint64_t) nlanes, a->width,
+				gsst_tile_put_entry(a->comp_entries, w + j * (uint64_t) nlanes, a->width,
 							   local[j] + base + r->lead_final);
 	}
 }
@@ -1617,19 +1608,19 @@ gg_split_entry(const gg_encode_args *a, uint64_t k)
 		uint64_t	u = k * a->units_per_split;
 		const gg_unit *r = &a->units[u];
 
-		gg_write_entry(entry, 0, a->width, r->first_value);
-		gg_write_entry(entry, 1, a->width, a->bases[u]);
-		gg_write_entry(entry, 2, a->width, r->raw_start);
+		gsst_tile_put_entry(entry, 0, a->width, r->first_value);
+		gsst_tile_put_entry(entry, 1, a->width, a->bases[u]);
+		gsst_tile_put_entry(entry, 2, a->width, r->raw_start);
 	}
 	else if (k == a->nsplits)
 	{
 		uint64_t	c = gg_total_code_bytes(a);
 
-		gg_write_entry(entry, 0, a->width, a->n);
-		gg_write_entry(entry, 1, a->width, c);
-		gg_write_entry(entry, 2, a->width, a->raw_bytes);
-		gg_write_entry(a->comp_entries, a->n, a->width, c);
-		gg_write_entry(a->raw_entries, a->n, a->width, a->raw_bytes);
+		gsst_tile_put_entry(entry, 0, a->width, a->n);
+		gsst_tile_put_entry(entry, 1, a->width, c);
+		gsst_tile_put_entry(entry, 2, a->width, a->raw_bytes);
+		gsst_tile_put_entry(a->comp_entries, a->n, a->width, c);
+		gsst_tile_put_entry(a->raw_entries, a->n, a->width, a->raw_bytes);
 		*a->code_bytes_out = c;
 	}
 }

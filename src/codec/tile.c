@@ -116,17 +116,17 @@ index_value(index_writer *ix, uint64_t v, uint64_t comp, uint64_t raw, uint64_t 
 
 	if (ix->version == 1)
 	{
-		store_entry(ix->comp_entries, v, width, comp);
-		store_entry(ix->raw_entries, v, width, raw);
+		gsst_tile_put_entry(ix->comp_entries, v, width, comp);
+		gsst_tile_put_entry(ix->raw_entries, v, width, raw);
 		return;
 	}
 	if (GSST_UNLIKELY(v % GSST_TILE_BLOCK_VALUES == 0))
 	{
 		uint64_t	b = v / GSST_TILE_BLOCK_VALUES;
 
-		store_entry(ix->blocks, 3 * b, width, comp);
-		store_entry(ix->blocks, 3 * b + 1, width, raw);
-		store_entry(ix->blocks, 3 * b + 2, width, ix->nlongs);
+		gsst_tile_put_entry(ix->blocks, 3 * b, width, comp);
+		gsst_tile_put_entry(ix->blocks, 3 * b + 1, width, raw);
+		gsst_tile_put_entry(ix->blocks, 3 * b + 2, width, ix->nlongs);
 	}
 	ix->nlongs += (uint64_t) gsst_tile_put_lengths(ix->code_lens, ix->raw_lens, ix->long_stash,
 												  width, v, ix->nlongs, code_len, raw_len);
@@ -157,9 +157,9 @@ start_piece(tile_writer *w, size_t i, uint64_t raw, uint64_t comp)
 	{
 		uint8_t    *entry = w->out + w->l.splits_at + w->split * 3 * w->l.width;
 
-		store_entry(entry, 0, w->l.width, i);
-		store_entry(entry, 1, w->l.width, comp);
-		store_entry(entry, 2, w->l.width, raw);
+		gsst_tile_put_entry(entry, 0, w->l.width, i);
+		gsst_tile_put_entry(entry, 1, w->l.width, comp);
+		gsst_tile_put_entry(entry, 2, w->l.width, raw);
 		w->split++;
 		w->split_boundary = next_split_boundary(raw, w->split_bytes);
 	}
@@ -211,7 +211,7 @@ put_value_serial(tile_writer *w, size_t i)
 			uint8_t    *entry = w->out + w->l.splits_at + s * 3 * w->l.width;
 			uint64_t	raw_at = read_entry(entry, 2, w->l.width);
 
-			store_entry(entry, 1, w->l.width, comp + (raw_at - raw_start));
+			gsst_tile_put_entry(entry, 1, w->l.width, comp + (raw_at - raw_start));
 		}
 		memcpy(w->codes + comp, value, len);
 		written = len;
@@ -920,23 +920,23 @@ gsst_tile_encode_version(const gsst_encoder *enc, const uint8_t *data, const uin
 	{
 		uint8_t    *sentinel = out + l->splits_at + nsplits * 3 * l->width;
 
-		store_entry(sentinel, 0, l->width, n);
-		store_entry(sentinel, 1, l->width, w.comp);
-		store_entry(sentinel, 2, l->width, raw_bytes);
+		gsst_tile_put_entry(sentinel, 0, l->width, n);
+		gsst_tile_put_entry(sentinel, 1, l->width, w.comp);
+		gsst_tile_put_entry(sentinel, 2, l->width, raw_bytes);
 	}
 	gsst_tile_layout_finish(l, w.comp, ix->nlongs);
 	if (version == 1)
 	{
-		store_entry(ix->comp_entries, n, l->width, w.comp);
-		store_entry(ix->raw_entries, n, l->width, raw_bytes);
+		gsst_tile_put_entry(ix->comp_entries, n, l->width, w.comp);
+		gsst_tile_put_entry(ix->raw_entries, n, l->width, raw_bytes);
 	}
 	else
 	{
 		uint8_t    *codes_end = w.codes + w.comp;
 
-		store_entry(ix->blocks, 3 * l->nblocks, l->width, w.comp);
-		store_entry(ix->blocks, 3 * l->nblocks + 1, l->width, raw_bytes);
-		store_entry(ix->blocks, 3 * l->nblocks + 2, l->width, ix->nlongs);
+		gsst_tile_put_entry(ix->blocks, 3 * l->nblocks, l->width, w.comp);
+		gsst_tile_put_entry(ix->blocks, 3 * l->nblocks + 1, l->width, raw_bytes);
+		gsst_tile_put_entry(ix->blocks, 3 * l->nblocks + 2, l->width, ix->nlongs);
 		/* the long entries to their place after the codes (never forward) */
 		memset(codes_end, 0, (size_t) (out + l->longs_at - codes_end));
 		memmove(out + l->longs_at, ix->long_stash, (size_t) (l->end - l->longs_at));

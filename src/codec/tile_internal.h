@@ -30,15 +30,6 @@ copy_with_slack(uint8_t *dst, const uint8_t *src, size_t n)
 	}
 }
 
-GSST_INLINE void
-store_entry(uint8_t *base, uint64_t i, uint32_t width, uint64_t value)
-{
-	if (width == 4)
-		store_u32(base + i * 4, (uint32_t) value);
-	else
-		store_u64(base + i * 8, value);
-}
-
 /* Lengths of value i < nvalues of a version 2 tile, whose long entry is k when long. */
 GSST_INLINE void
 v2_lengths(const gsst_tile *t, uint64_t i, uint64_t k, uint64_t *code_len, uint64_t *raw_len)
@@ -111,8 +102,8 @@ v2_expand(const gsst_tile *t, uint64_t first, uint64_t count, uint8_t *comp_entr
 	v2_seek(t, first, &c, &r, &k);
 	for (uint64_t j = 0;; j++)
 	{
-		store_entry(comp_entries, j, entry_width, c);
-		store_entry(raw_entries, j, entry_width, r);
+		gsst_tile_put_entry(comp_entries, j, entry_width, c);
+		gsst_tile_put_entry(raw_entries, j, entry_width, r);
 		if (j == count)
 			break;
 		v2_step(t, first + j, &c, &r, &k);

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "gsst_codec.h"
 
@@ -188,6 +189,29 @@ gsst_le_put(uint8_t *p, uint32_t width, uint64_t v)
 #endif
 	for (uint32_t i = 0; i < width; i++)
 		p[i] = (uint8_t) (v >> (8 * i));
+}
+
+/*
+ * Entry i of an array of width-byte entries (4 or 8) that starts aligned to
+ * its width: the offset and split tables the encoders write.  On the host,
+ * memcpy in the host's order, little-endian as codec_internal.h requires.
+ */
+GSST_LAYOUT_FN void
+gsst_tile_put_entry(uint8_t *base, uint64_t i, uint32_t width, uint64_t v)
+{
+#ifdef __CUDA_ARCH__
+	if (width == 4)
+		((uint32_t *) base)[i] = (uint32_t) v;
+	else
+		((uint64_t *) base)[i] = v;
+#else
+	uint32_t	v32 = (uint32_t) v;
+
+	if (width == 4)
+		memcpy(base + i * 4, &v32, 4);
+	else
+		memcpy(base + i * 8, &v, 8);
+#endif
 }
 
 /*
