@@ -2119,31 +2119,6 @@ gg_decode_copy(gg_in *in, gg_out *o, uint64_t c, uint64_t n)
 	}
 }
 
-/*
- * Block b of a version 2 tile's index, checked, as the comp and raw entries
- * of a version 1 index (comp_out and raw_out take N + 1 entries of W
- * bytes), which the decoders then read; block 0 also checks the index's
- * first entry and its sentinel (C, R, L).
- */
-GG_FN void
-gg_v2_expand_block(const uint8_t *tile, const gsst_tile_layout *l, uint64_t raw_bytes, uint64_t b,
-				   uint8_t *comp_out, uint8_t *raw_out, gg_error *err)
-{
-	uint32_t	w = l->width;
-	uint64_t	first = b * GSST_TILE_BLOCK_VALUES;
-	int			rc = gsst_tile_block_offsets(tile, l, b, comp_out + first * w, raw_out + first * w, w);
-
-	if (rc == GSST_OK && b == 0 &&
-		(gsst_tile_block_field(tile, l, 0, 0) != 0 || gsst_tile_block_field(tile, l, 0, 1) != 0 ||
-		 gsst_tile_block_field(tile, l, 0, 2) != 0 ||
-		 gsst_tile_block_field(tile, l, l->nblocks, 0) != l->code_bytes ||
-		 gsst_tile_block_field(tile, l, l->nblocks, 1) != raw_bytes ||
-		 gsst_tile_block_field(tile, l, l->nblocks, 2) != l->nlongs))
-		rc = GSST_ERR_OFFSET;
-	if (rc != GSST_OK)
-		gg_set_error(err, rc, 2, first);
-}
-
 /* Entry s of the split table: (first_value, comp, raw). */
 GG_FN void
 gg_read_split(const gg_decode_args *a, uint64_t s, uint64_t *v, uint64_t *c, uint64_t *r)

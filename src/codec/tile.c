@@ -1063,7 +1063,7 @@ validate_blocks(const gsst_tile *t, const gsst_tile_layout *l)
 		return GSST_ERR_OFFSET;
 	for (uint64_t b = 0; b < l->nblocks; b++)
 	{
-		int			rc = gsst_tile_block_offsets(t->base, l, b, NULL, NULL, 0);
+		int			rc = gsst_tile_check_block(t->base, l, b);
 
 		if (rc != GSST_OK)
 			return rc;

@@ -378,16 +378,12 @@ gsst_tile_get_lengths(const uint8_t *tile, const gsst_tile_layout *l, uint64_t i
 }
 
 /*
- * Check block b's entry and length bytes (gsst_tile_get_lengths), and give
- * the offsets of its values as a version 1 index would: comp and raw (when
- * not NULL) get entries j = 0 .. count of entry_width bytes, where count is
- * the number of values in the block and entry count is the next block's
- * start.  Returns GSST_OK, or GSST_ERR_OFFSET when the block does not add
- * up to the next block's entry or a value's lengths break the rules.
+ * Check block b's entry and length bytes (gsst_tile_get_lengths): the
+ * values add up to the next block's entry.  Returns GSST_OK, or
+ * GSST_ERR_OFFSET when they do not or a value's lengths break the rules.
  */
 GSST_LAYOUT_FN int
-gsst_tile_block_offsets(const uint8_t *tile, const gsst_tile_layout *l, uint64_t b,
-						uint8_t *comp, uint8_t *raw, uint32_t entry_width)
+gsst_tile_check_block(const uint8_t *tile, const gsst_tile_layout *l, uint64_t b)
 {
 	uint64_t	first = b * GSST_TILE_BLOCK_VALUES;
 	uint64_t	count = l->nvalues - first < GSST_TILE_BLOCK_VALUES ?
@@ -398,11 +394,6 @@ gsst_tile_block_offsets(const uint8_t *tile, const gsst_tile_layout *l, uint64_t
 
 	if (c > l->code_bytes || r > UINT64_MAX / 2 || k > l->nlongs)
 		return GSST_ERR_OFFSET;
-	if (comp != NULL)
-	{
-		gsst_le_put(comp, entry_width, c);
-		gsst_le_put(raw, entry_width, r);
-	}
 	for (uint64_t j = 0; j < count; j++)
 	{
 		uint64_t	cl,
@@ -414,11 +405,6 @@ gsst_tile_block_offsets(const uint8_t *tile, const gsst_tile_layout *l, uint64_t
 		k += (uint64_t) is_long;
 		c += cl;
 		r += rl;
-		if (comp != NULL)
-		{
-			gsst_le_put(comp + (j + 1) * entry_width, entry_width, c);
-			gsst_le_put(raw + (j + 1) * entry_width, entry_width, r);
-		}
 	}
 	if (c != gsst_tile_block_field(tile, l, b + 1, 0) ||
 		r != gsst_tile_block_field(tile, l, b + 1, 1) ||
