@@ -281,6 +281,26 @@ cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Run op once (warm-up) and give how many calls make a sample of MIN_SAMPLE_SECONDS. */
+static int
+calls_per_sample(void (*op) (bench_state *), bench_state *st)
+{
+	double		t0 = now_seconds();
+
+	op(st);
+	double		once = now_seconds() - t0;
+
+	return once >= MIN_SAMPLE_SECONDS ? 1 : (int) ceil(MIN_SAMPLE_SECONDS / (once + 1e-9));
+}
+
+/* Sort the n samples and give their median. */
+static double
+sorted_median(double *x, int n)
+{
+	qsort(x, (size_t) n, sizeof(double), cmp_double);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
 /*
  * Seconds per call of op over reps samples of >= MIN_SAMPLE_SECONDS: the
  * median, or the best with best set.
@@ -288,23 +308,18 @@ cmp_double(const void *a, const void *b)
 static double
 time_op(void (*op) (bench_state *), bench_state *st, int reps, int best)
 {
-	double		t0 = now_seconds();
-
-	op(st);						/* warm-up, and a first estimate */
-	double		once = now_seconds() - t0;
-	int			inner = once >= MIN_SAMPLE_SECONDS ? 1 : (int) ceil(MIN_SAMPLE_SECONDS / (once + 1e-9));
+	int			inner = calls_per_sample(op, st);
 	double	   *samples = xmalloc(sizeof(double) * (size_t) reps);
 
 	for (int r = 0; r < reps; r++)
 	{
-		t0 = now_seconds();
+		double		t0 = now_seconds();
+
 		for (int i = 0; i < inner; i++)
 			op(st);
 		samples[r] = (now_seconds() - t0) / inner;
 	}
-	qsort(samples, (size_t) reps, sizeof(double), cmp_double);
-	double		median = reps % 2 ? samples[reps / 2]
-		: (samples[reps / 2 - 1] + samples[reps / 2]) / 2;
+	double		median = sorted_median(samples, reps);
 	double		result = best ? samples[0] : median;
 
 	free(samples);
@@ -320,17 +335,15 @@ time_op_simd_portable(void (*op) (bench_state *), bench_state *st, int reps,
 					  double *simd, double *portable)
 {
 	double	   *samples[2];
-	double		t0 = now_seconds();
-
-	op(st);
-	double		once = now_seconds() - t0;
-	int			inner = once >= MIN_SAMPLE_SECONDS ? 1 : (int) ceil(MIN_SAMPLE_SECONDS / (once + 1e-9));
+	int			inner = calls_per_sample(op, st);
 
 	for (int side = 0; side < 2; side++)
 		samples[side] = xmalloc(sizeof(double) * (size_t) reps);
 	for (int r = 0; r < reps; r++)
 		for (int side = 0; side < 2; side++)
 		{
+			double		t0;
+
 			gsst_decode_simd_disabled = side;
 			op(st);				/* the other side's warm-up */
 			t0 = now_seconds();
@@ -339,14 +352,10 @@ time_op_simd_portable(void (*op) (bench_state *), bench_state *st, int reps,
 			samples[side][r] = (now_seconds() - t0) / inner;
 		}
 	gsst_decode_simd_disabled = 0;
-	for (int side = 0; side < 2; side++)
-	{
-		double	   *x = samples[side];
-
-		qsort(x, (size_t) reps, sizeof(double), cmp_double);
-		*(side ? portable : simd) = reps % 2 ? x[reps / 2] : (x[reps / 2 - 1] + x[reps / 2]) / 2;
-		free(x);
-	}
+	*simd = sorted_median(samples[0], reps);
+	*portable = sorted_median(samples[1], reps);
+	free(samples[0]);
+	free(samples[1]);
 }
 
 /* ---- checks before timing ---- */
