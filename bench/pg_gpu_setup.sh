@@ -65,29 +65,39 @@ ALTER TABLE big ALTER COLUMN c SET COMPRESSION gsst;
 EOF
 PSQL -At -c "SELECT 'big: ' || count(*) || ' rows, ' || round(sum(length(c)) / 1e9, 2) || ' GB of text, heap ' || pg_size_pretty(pg_table_size('big')) FROM big"
 
-# CPU seconds of the server's processes: each living one's own and those of
-# its children that have exited (the postmaster's parallel workers and
-# backends, the gsst worker's GPU helpers), from /proc
+# cpu_seconds [COMM]: CPU seconds of the server's processes (those named COMM
+# only): each living one's own and those of its children that have exited
+# (the postmaster's parallel workers and backends, the gsst worker's GPU
+# helpers), from /proc
 cpu_seconds() {
 	local hz
 	hz=$(getconf CLK_TCK)
 	for f in /proc/[0-9]*/stat; do
 		[ "$(stat -c %u "$f" 2>/dev/null)" = "$PGUSER_UID" ] && cat "$f" 2>/dev/null
-	done | sed 's/^.*) //' | awk -v hz="$hz" '{ t += $12 + $13 + $14 + $15 } END { printf "%.2f", t / hz }'
+	done | { if [ -n "${1:-}" ]; then grep -F "($1) "; else cat; fi; } |
+		sed 's/^.*) //' | awk -v hz="$hz" '{ t += $12 + $13 + $14 + $15 } END { printf "%.2f", t / hz }'
 }
 
-# run LABEL PSQL-ARGS...: time it, wall and CPU, into $OUT/times.txt
+# run LABEL PSQL-ARGS...: time it, wall and CPU, into $OUT/times.txt.  A
+# backend's seconds move to the postmaster's children's when it has exited
+# and been reaped, which psql does not wait for: each sample waits a second
+# first, so that the last session's backend is counted in its own run and
+# not half in the next (a VACUUM FULL read 0.01 s of CPU without it).
 run() {
 	local label=$1; shift
-	local t0 t1 c0 c1
+	local t0 t1 c0 c1 h0 h1
+	sleep 1
 	c0=$(cpu_seconds)
+	h0=$(cpu_seconds gsst_gpu_helper)
 	t0=$(date +%s.%N)
 	PSQL -q -At "$@" > "$OUT/$label.out" 2>&1
 	local rc=$?
 	t1=$(date +%s.%N)
+	sleep 1
 	c1=$(cpu_seconds)
-	printf '%-28s %8.2f s  cpu %8.2f s  (rc %d)  %s\n' "$label" "$(awk "BEGIN { print $t1 - $t0 }")" \
-		"$(awk "BEGIN { print $c1 - $c0 }")" "$rc" \
+	h1=$(cpu_seconds gsst_gpu_helper)
+	printf '%-28s %8.2f s  cpu %8.2f s  helper %6.2f s  (rc %d)  %s\n' "$label" "$(awk "BEGIN { print $t1 - $t0 }")" \
+		"$(awk "BEGIN { print $c1 - $c0 }")" "$(awk "BEGIN { print $h1 - $h0 }")" "$rc" \
 		"$(grep -v '^$' "$OUT/$label.out" | tail -1 | cut -c1-160)" | tee -a "$OUT/times.txt"
 }
 
