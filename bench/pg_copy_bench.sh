@@ -15,7 +15,8 @@
 # rounds, so they time encoding with a dictionary, not learning one.  Then
 # it rewrites a raw gsst copy of "long" with VACUUM FULL and compress_table,
 # serially and with as many parallel workers as cores, alternating.  Prints each time and, per operation, the best
-# of the rounds and the ratio of the bests.  With PERF=1, records a perf
+# of the rounds and the ratio of the bests, and the median of the rounds' own
+# ratios (text and gsst back to back).  With PERF=1, records a perf
 # profile of the backend during one gsst COPY of each file.
 set -euo pipefail
 
@@ -112,6 +113,22 @@ END {
 	printf "ratio compress_table/vacuum_full\t%.3f\n", best["compress_table"] / best["vacuum_full_raw"]
 	printf "ratio compress_table parallel/vacuum_full\t%.3f\n", best["compress_table_parallel"] / best["vacuum_full_raw"]
 }' "$results" | sort
+# the times of a COPY into text move by 50% between rounds while gsst's stay
+# put: the ratio within each round (the two COPYs back to back), median
+echo "# median of the $ROUNDS rounds' own ratios"
+awk -F'\t' '{ n[$1]++; t[$1, n[$1]] = $2 }
+function median(a, b,   i, j, k, v, r) {
+	k = 0
+	for (i = 1; i <= n[a]; i++) r[++k] = t[a, i] / t[b, i]
+	for (i = 2; i <= k; i++) { v = r[i]; for (j = i - 1; j > 0 && r[j] > v; j--) r[j + 1] = r[j]; r[j + 1] = v }
+	return k % 2 ? r[(k + 1) / 2] : (r[k / 2] + r[k / 2 + 1]) / 2
+}
+END {
+	printf "median ratio copy gsst/text short\t%.3f\n", median("copy_gsst_short", "copy_text_short")
+	printf "median ratio copy gsst/text long\t%.3f\n", median("copy_gsst_long", "copy_text_long")
+	printf "median ratio compress_table/vacuum_full\t%.3f\n", median("compress_table", "vacuum_full_raw")
+	printf "median ratio compress_table parallel/vacuum_full\t%.3f\n", median("compress_table_parallel", "vacuum_full_raw")
+}' "$results"
 psql_do -At -c "SELECT 'encoded: ' || string_agg(t || ' ' || encoded_values || '/' || \"values\", ', ') FROM (SELECT 'short' AS t, * FROM gsst.column_stats('g_short') UNION ALL SELECT 'long', * FROM gsst.column_stats('g_long')) s"
 psql_do -At -c "SELECT 'stored: long ' || pg_size_pretty(pg_table_size('g_long')) || ' gsst vs ' || pg_size_pretty(pg_table_size('t_long')) || ' text; short ' || pg_size_pretty(pg_table_size('g_short')) || ' vs ' || pg_size_pretty(pg_table_size('t_short'))"
 
