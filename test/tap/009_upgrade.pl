@@ -1,5 +1,5 @@
-# ALTER EXTENSION gsst UPDATE from 1.0 gives what CREATE EXTENSION gsst
-# installs, and keeps every stored value and dictionary.
+# ALTER EXTENSION gsst UPDATE from 1.0 and from 1.1 gives what CREATE
+# EXTENSION gsst installs, and keeps every stored value and dictionary.
 use strict;
 use warnings;
 use utf8;
@@ -69,6 +69,16 @@ my $objects = q{
 	) s};
 is($node->safe_psql('old', $objects), $node->safe_psql('fresh', $objects),
 	'functions, operators, operator families, dictionaries table, triggers and event triggers match a fresh 1.2');
+
+# a 1.1 install (made from 1.0 and 1.0--1.1: 1.1 has no script of its own)
+# updates to the same objects
+$node->safe_psql('postgres', 'CREATE DATABASE mid');
+$node->safe_psql('mid', q{CREATE EXTENSION gsst VERSION '1.1'});
+is($node->safe_psql('mid', "SELECT extversion FROM pg_extension WHERE extname = 'gsst'"),
+	'1.1', 'version 1.1 is created through 1.0');
+$node->safe_psql('mid', 'ALTER EXTENSION gsst UPDATE');
+is($node->safe_psql('mid', $objects), $node->safe_psql('fresh', $objects),
+	'1.1 updated to 1.2 matches a fresh 1.2');
 
 is($node->safe_psql('old',
 		"SELECT string_agg(id || ':' || family || ':' || md5(symbols), ',' ORDER BY id) FROM gsst.dictionaries"),
