@@ -1532,18 +1532,22 @@ reference_order(const uint8_t *a, size_t na, const uint8_t *b, size_t nb)
 	return na == nb ? GSST_ORDER_EQUAL : na < nb ? GSST_ORDER_PREFIX_OF : GSST_ORDER_HAS_PREFIX;
 }
 
-/* Random codes of about want codes over t, escapes included. */
+/*
+ * Random codes of about want codes over t: one in escape_one_in an escape,
+ * whose literal is 0..3, or with ff_literals 0xFF a third of the time.
+ */
 static size_t
-random_codes(test_rng *rng, const gsst_table *t, uint8_t *codes, size_t want)
+random_codes(test_rng *rng, const gsst_table *t, uint8_t *codes, size_t want,
+			 unsigned escape_one_in, bool ff_literals)
 {
 	size_t		ncodes = 0;
 
 	while (ncodes < want)
 	{
-		if (t->nsymbols == 0 || rng_below(rng, 8) == 0)
+		if (t->nsymbols == 0 || rng_below(rng, escape_one_in) == 0)
 		{
 			codes[ncodes++] = GSST_ESCAPE;
-			codes[ncodes++] = (uint8_t) rng_below(rng, 4);
+			codes[ncodes++] = ff_literals && rng_below(rng, 3) == 0 ? 0xFF : (uint8_t) rng_below(rng, 4);
 		}
 		else
 			codes[ncodes++] = (uint8_t) rng_below(rng, t->nsymbols);
@@ -1583,8 +1587,8 @@ test_partial_decode(void)
 		uint8_t		da[160 * 8];
 		uint8_t		db[160 * 8];
 		uint8_t		text[160 * 8 + 2];
-		size_t		na = random_codes(&rng, ta, codes, rng_below(&rng, 40));
-		size_t		nb = random_codes(&rng, tb, other, rng_below(&rng, 40));
+		size_t		na = random_codes(&rng, ta, codes, rng_below(&rng, 40), 8, false);
+		size_t		nb = random_codes(&rng, tb, other, rng_below(&rng, 40), 8, false);
 		int64_t		la = gsst_decode_value(ta, codes, na, da, sizeof(da));
 		int64_t		lb = gsst_decode_value(tb, other, nb, db, sizeof(db));
 		size_t		tl;
@@ -1711,25 +1715,6 @@ test_partial_decode(void)
 	}
 }
 
-/* Random codes as random_codes, with escapes of 0xFF among the literals. */
-static size_t
-random_codes_ff(test_rng *rng, const gsst_table *t, uint8_t *codes, size_t want)
-{
-	size_t		ncodes = 0;
-
-	while (ncodes < want)
-	{
-		if (t->nsymbols == 0 || rng_below(rng, 4) == 0)
-		{
-			codes[ncodes++] = GSST_ESCAPE;
-			codes[ncodes++] = rng_below(rng, 3) == 0 ? 0xFF : (uint8_t) rng_below(rng, 4);
-		}
-		else
-			codes[ncodes++] = (uint8_t) rng_below(rng, t->nsymbols);
-	}
-	return ncodes;
-}
-
 /*
  * gsst_compare_codes on two sequences of one table that share a run of
  * codes (it skips the run without decoding it): a common prefix of codes
@@ -1754,7 +1739,7 @@ test_compare_shared_codes(void)
 		uint8_t		cb[128];
 		uint8_t		da[128 * 8];
 		uint8_t		db[128 * 8];
-		size_t		np = random_codes_ff(&rng, &t, ca, rng_below(&rng, 40));
+		size_t		np = random_codes(&rng, &t, ca, rng_below(&rng, 40), 4, true);
 		size_t		na;
 		size_t		nb;
 		int64_t		la;
@@ -1774,15 +1759,15 @@ test_compare_shared_codes(void)
 				break;
 			case 1:				/* one ends where the other goes on */
 				na = np;
-				nb = np + random_codes_ff(&rng, &t, cb + np, rng_below(&rng, 4));
+				nb = np + random_codes(&rng, &t, cb + np, rng_below(&rng, 4), 4, true);
 				break;
 			default:			/* random tails */
-				na = np + random_codes_ff(&rng, &t, ca + np, rng_below(&rng, 6));
-				nb = np + random_codes_ff(&rng, &t, cb + np, rng_below(&rng, 6));
+				na = np + random_codes(&rng, &t, ca + np, rng_below(&rng, 6), 4, true);
+				nb = np + random_codes(&rng, &t, cb + np, rng_below(&rng, 6), 4, true);
 				break;
 		}
 		if (na + 20 < sizeof(ca) && rng_below(&rng, 2))
-			na += random_codes_ff(&rng, &t, ca + na, rng_below(&rng, 6));
+			na += random_codes(&rng, &t, ca + na, rng_below(&rng, 6), 4, true);
 		la = gsst_decode_value(&t, ca, na, da, sizeof(da));
 		lb = gsst_decode_value(&t, cb, nb, db, sizeof(db));
 		REQUIRE(CHECK(la >= 0 && lb >= 0));
