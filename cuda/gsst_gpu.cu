@@ -3865,6 +3865,38 @@ gsst_gpu_decode_values_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len
 /* ---- host-memory API: stage through device buffers ---- */
 
 GG_EXPORT int
+gsst_gpu_host_register(gsst_gpu *ctx, void *ptr, size_t bytes)
+{
+	cudaError_t e;
+
+	if (ctx == NULL || ptr == NULL || bytes == 0)
+		return GSST_GPU_ERR_ARG;
+	e = cudaHostRegister(ptr, bytes, cudaHostRegisterDefault);
+	if (e != cudaSuccess)
+	{
+		cudaGetLastError();
+		return set_error(ctx, GSST_GPU_ERR_CUDA, "cudaHostRegister: %s", cudaGetErrorString(e));
+	}
+	return GSST_GPU_OK;
+}
+
+GG_EXPORT int
+gsst_gpu_host_unregister(gsst_gpu *ctx, void *ptr)
+{
+	cudaError_t e;
+
+	if (ctx == NULL || ptr == NULL)
+		return GSST_GPU_ERR_ARG;
+	e = cudaHostUnregister(ptr);
+	if (e != cudaSuccess)
+	{
+		cudaGetLastError();
+		return set_error(ctx, GSST_GPU_ERR_CUDA, "cudaHostUnregister: %s", cudaGetErrorString(e));
+	}
+	return GSST_GPU_OK;
+}
+
+GG_EXPORT int
 gsst_gpu_encode(gsst_gpu *ctx, const uint8_t *table, size_t table_len, const uint8_t *data,
 				const uint64_t *offsets, size_t n, uint8_t *tile, size_t tile_cap,
 				size_t *tile_len)

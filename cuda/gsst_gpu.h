@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define GSST_GPU_ABI_VERSION 1
+#define GSST_GPU_ABI_VERSION 2
 
 /* Encoder defaults; split and unit sizes must be multiples of 4096 and the
  * unit size must divide the split size. */
@@ -161,6 +161,15 @@ int			gsst_gpu_last_stats(const gsst_gpu *ctx, gsst_gpu_stats *stats);
  * keeps its scratch in the tile's code area.  0 on overflow.
  */
 size_t		gsst_gpu_tile_bound(size_t n, size_t raw_bytes, size_t split_bytes);
+
+/*
+ * Pin host memory that later calls read and write (the helper's region), so
+ * that their copies to and from the device run as DMA, without the driver's
+ * staging copies on the CPU.  On failure the memory stays as it was and the
+ * calls work on it as before.  Unregister before unmapping it.
+ */
+int			gsst_gpu_host_register(gsst_gpu *ctx, void *ptr, size_t bytes);
+int			gsst_gpu_host_unregister(gsst_gpu *ctx, void *ptr);
 
 /*
  * Encode values data[offsets[i] .. offsets[i+1]) for i < n into a tile.

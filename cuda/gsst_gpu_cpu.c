@@ -92,6 +92,19 @@ gsst_gpu_last_stats(const gsst_gpu *ctx, gsst_gpu_stats *stats)
 	return GSST_GPU_OK;
 }
 
+/* Host memory needs no pinning here: the calls only check their arguments. */
+GG_EXPORT int
+gsst_gpu_host_register(gsst_gpu *ctx, void *ptr, size_t bytes)
+{
+	return ctx == NULL || ptr == NULL || bytes == 0 ? GSST_GPU_ERR_ARG : GSST_GPU_OK;
+}
+
+GG_EXPORT int
+gsst_gpu_host_unregister(gsst_gpu *ctx, void *ptr)
+{
+	return ctx == NULL || ptr == NULL ? GSST_GPU_ERR_ARG : GSST_GPU_OK;
+}
+
 GG_EXPORT size_t
 gsst_gpu_tile_bound(size_t n, size_t raw_bytes, size_t split_bytes)
 {

@@ -43,10 +43,14 @@ typedef struct gpu_library
 	int			(*encode) (gsst_gpu *ctx, const uint8_t *table, size_t table_len,
 						   const uint8_t *data, const uint64_t *offsets, size_t n,
 						   uint8_t *tile, size_t tile_cap, size_t *tile_len);
+	int			(*host_register) (gsst_gpu *ctx, void *ptr, size_t bytes);
+	int			(*host_unregister) (gsst_gpu *ctx, void *ptr);
 } gpu_library;
 
 static uint8_t *region = NULL;
 static uint64_t region_bytes = 0;
+static int	region_pinned = 0;		/* registered with the library */
+static int	pin_failed = 0;			/* said so once */
 
 static void
 say(const char *fmt, const char *arg)
@@ -160,6 +164,8 @@ open_gpu(const char *path, int device, gpu_library *lib)
 	lib->encode = (int (*) (gsst_gpu *, const uint8_t *, size_t, const uint8_t *,
 							const uint64_t *, size_t, uint8_t *, size_t, size_t *))
 		symbol(handle, "gsst_gpu_encode", &missing);
+	lib->host_register = (int (*) (gsst_gpu *, void *, size_t)) symbol(handle, "gsst_gpu_host_register", &missing);
+	lib->host_unregister = (int (*) (gsst_gpu *, void *)) symbol(handle, "gsst_gpu_host_unregister", &missing);
 	if (missing)
 	{
 		snprintf(message, sizeof(message), "GPU library \"%s\" lacks the gsst_gpu ABI %d functions",
@@ -189,14 +195,22 @@ open_gpu(const char *path, int device, gpu_library *lib)
 	return ctx;
 }
 
-/* Map the region at the size the worker gave it; false if it cannot be. */
+/*
+ * Map the region at the size the worker gave it; false if it cannot be.
+ * The mapping is pinned for the GPU's copies where the library can: its
+ * copies from pageable memory go through the driver's staging buffers,
+ * which cost this process a CPU copy of every batch.
+ */
 static int
-map_region(uint64_t bytes)
+map_region(uint64_t bytes, const gpu_library *lib, gsst_gpu *ctx)
 {
 	struct stat st;
 
 	if (bytes == region_bytes)
 		return 1;
+	if (region_pinned)
+		(void) lib->host_unregister(ctx, region);
+	region_pinned = 0;
 	if (region != NULL)
 		munmap(region, region_bytes);
 	region = NULL;
@@ -211,6 +225,12 @@ map_region(uint64_t bytes)
 		return 0;
 	}
 	region_bytes = bytes;
+	region_pinned = lib->host_register(ctx, region, bytes) == GSST_GPU_OK;
+	if (!region_pinned && !pin_failed)
+	{
+		pin_failed = 1;
+		say("region not pinned, copies go through the driver's buffers: %s", lib->last_error(ctx));
+	}
 	return 1;
 }
 
@@ -310,7 +330,7 @@ main(int argc, char **argv)
 			send_reply(req.seq, GSST_GPU_ERR_ARG, 0, "malformed request");
 			continue;
 		}
-		if (!map_region(req.region_bytes) || !request_fits(&req))
+		if (!map_region(req.region_bytes, &lib, ctx) || !request_fits(&req))
 		{
 			send_reply(req.seq, GSST_GPU_ERR_ARG, 0, "request outside the shared region");
 			continue;

@@ -398,6 +398,8 @@ check_abi(const char *lib_path)
 						   const uint64_t *, size_t, uint8_t *, size_t, size_t *);
 	int			(*decode) (gsst_gpu *, const uint8_t *, size_t, uint8_t *, size_t, size_t *);
 	void		(*config_default) (gsst_gpu_config *);
+	int			(*host_register) (gsst_gpu *, void *, size_t);
+	int			(*host_unregister) (gsst_gpu *, void *);
 	gsst_gpu_config cfg;
 	gsst_gpu   *ctx = (gsst_gpu *) 1;
 	int			rc;
@@ -414,9 +416,12 @@ check_abi(const char *lib_path)
 	*(void **) &encode = dlsym(lib, "gsst_gpu_encode");
 	*(void **) &decode = dlsym(lib, "gsst_gpu_decode");
 	*(void **) &config_default = dlsym(lib, "gsst_gpu_config_default");
-	CHECK(init && shutdown && strerr && init_error && encode && decode && config_default,
-		  "missing symbols");
-	if (!(init && shutdown && strerr && init_error && encode && decode && config_default))
+	*(void **) &host_register = dlsym(lib, "gsst_gpu_host_register");
+	*(void **) &host_unregister = dlsym(lib, "gsst_gpu_host_unregister");
+	CHECK(init && shutdown && strerr && init_error && encode && decode && config_default &&
+		  host_register && host_unregister, "missing symbols");
+	if (!(init && shutdown && strerr && init_error && encode && decode && config_default &&
+		  host_register && host_unregister))
 		return;
 	/* the codec's own symbols stay private to the library */
 	CHECK(dlsym(lib, "gsst_tile_encode") == NULL || dlsym(lib, "gsst_tile_encode") == (void *) gsst_tile_encode,
@@ -440,6 +445,8 @@ check_abi(const char *lib_path)
 	CHECK(encode(NULL, NULL, 0, buf, (const uint64_t *) buf, 0, buf, sizeof(buf), &len) == GSST_GPU_ERR_ARG,
 		  "encode(NULL ctx)");
 	CHECK(decode(NULL, buf, sizeof(buf), buf, sizeof(buf), &len) == GSST_GPU_ERR_ARG, "decode(NULL ctx)");
+	CHECK(host_register(NULL, buf, sizeof(buf)) == GSST_GPU_ERR_ARG, "host_register(NULL ctx)");
+	CHECK(host_unregister(NULL, buf) == GSST_GPU_ERR_ARG, "host_unregister(NULL ctx)");
 	shutdown(NULL);
 
 	rc = init(NULL, &ctx);
@@ -459,6 +466,29 @@ check_abi(const char *lib_path)
 				  GSST_GPU_ERR_SPACE, "small tile buffer accepted");
 			CHECK(decode(ctx, buf, 3, buf, sizeof(buf), &len) == GSST_GPU_ERR_CORRUPT,
 				  "3-byte tile accepted");
+			/* pinned memory in and out gives the same tile as pageable memory */
+			{
+				size_t		pinned_bytes = 1 << 20;
+				uint8_t    *pinned = aligned_alloc(4096, pinned_bytes);
+				uint8_t		tile[4096];
+				size_t		tile_len = 0,
+							pinned_len = 0;
+
+				CHECK(pinned != NULL, "aligned_alloc");
+				if (pinned == NULL)
+					return;
+				memcpy(pinned, "hello", 5);
+				CHECK(encode(ctx, NULL, 0, (const uint8_t *) "hello", off, 1, tile, sizeof(tile),
+							 &tile_len) == GSST_GPU_OK, "encode of 5 bytes");
+				rc = host_register(ctx, pinned, pinned_bytes);
+				CHECK(rc == GSST_GPU_OK, "host_register: %s", strerr(rc));
+				CHECK(encode(ctx, NULL, 0, pinned, off, 1, pinned + 4096, pinned_bytes - 4096,
+							 &pinned_len) == GSST_GPU_OK, "encode from pinned memory");
+				CHECK(pinned_len == tile_len && memcmp(pinned + 4096, tile, tile_len) == 0,
+					  "pinned memory gives another tile");
+				CHECK(rc != GSST_GPU_OK || host_unregister(ctx, pinned) == GSST_GPU_OK, "host_unregister");
+				free(pinned);
+			}
 			shutdown(ctx);
 		}
 	}
