@@ -65,17 +65,20 @@ ALTER TABLE big ALTER COLUMN c SET COMPRESSION gsst;
 EOF
 PSQL -At -c "SELECT 'big: ' || count(*) || ' rows, ' || round(sum(length(c)) / 1e9, 2) || ' GB of text, heap ' || pg_size_pretty(pg_table_size('big')) FROM big"
 
-# cpu_seconds [COMM]: CPU seconds of the server's processes (those named COMM
-# only): each living one's own and those of its children that have exited
-# (the postmaster's parallel workers and backends, the gsst worker's GPU
-# helpers), from /proc
+# cpu_seconds [PATTERN]: CPU seconds of the server's processes (those whose
+# command line, as ps shows it, has PATTERN only): each living one's own and
+# those of its children that have exited (the postmaster's parallel workers
+# and backends, the gsst worker's GPU helpers), from /proc
 cpu_seconds() {
-	local hz
+	local hz d
 	hz=$(getconf CLK_TCK)
-	for f in /proc/[0-9]*/stat; do
-		[ "$(stat -c %u "$f" 2>/dev/null)" = "$PGUSER_UID" ] && cat "$f" 2>/dev/null
-	done | { if [ -n "${1:-}" ]; then grep -F "($1) "; else cat; fi; } |
-		sed 's/^.*) //' | awk -v hz="$hz" '{ t += $12 + $13 + $14 + $15 } END { printf "%.2f", t / hz }'
+	for d in /proc/[0-9]*; do
+		[ "$(stat -c %u "$d/stat" 2>/dev/null)" = "$PGUSER_UID" ] || continue
+		if [ -n "${1:-}" ]; then
+			tr '\0' ' ' < "$d/cmdline" 2>/dev/null | grep -qF -- "$1" || continue
+		fi
+		cat "$d/stat" 2>/dev/null
+	done | sed 's/^.*) //' | awk -v hz="$hz" '{ t += $12 + $13 + $14 + $15 } END { printf "%.2f", t / hz }'
 }
 
 # run LABEL PSQL-ARGS...: time it, wall and CPU, into $OUT/times.txt.  A
@@ -85,10 +88,11 @@ cpu_seconds() {
 # not half in the next (a VACUUM FULL read 0.01 s of CPU without it).
 run() {
 	local label=$1; shift
-	local t0 t1 c0 c1 h0 h1
+	local t0 t1 c0 c1 h0 h1 w0 w1
 	sleep 1
 	c0=$(cpu_seconds)
 	h0=$(cpu_seconds gsst_gpu_helper)
+	w0=$(cpu_seconds "gsst worker")
 	t0=$(date +%s.%N)
 	PSQL -q -At "$@" > "$OUT/$label.out" 2>&1
 	local rc=$?
@@ -96,8 +100,10 @@ run() {
 	sleep 1
 	c1=$(cpu_seconds)
 	h1=$(cpu_seconds gsst_gpu_helper)
-	printf '%-28s %8.2f s  cpu %8.2f s  helper %6.2f s  (rc %d)  %s\n' "$label" "$(awk "BEGIN { print $t1 - $t0 }")" \
-		"$(awk "BEGIN { print $c1 - $c0 }")" "$(awk "BEGIN { print $h1 - $h0 }")" "$rc" \
+	w1=$(cpu_seconds "gsst worker")
+	printf '%-28s %8.2f s  cpu %8.2f s  helper %6.2f s  worker %6.2f s  (rc %d)  %s\n' "$label" \
+		"$(awk "BEGIN { print $t1 - $t0 }")" "$(awk "BEGIN { print $c1 - $c0 }")" \
+		"$(awk "BEGIN { print $h1 - $h0 }")" "$(awk "BEGIN { print $w1 - $w0 }")" "$rc" \
 		"$(grep -v '^$' "$OUT/$label.out" | tail -1 | cut -c1-160)" | tee -a "$OUT/times.txt"
 }
 
