@@ -7,7 +7,7 @@
 #
 # Table big as in bench/pg_gpu_bench.sh (COPIES copies, default 800: 5 M
 # rows, 2.19 GB of text).  Timed, each with the CPU seconds of every server
-# process (cpu_seconds in pg_gpu_setup.sh):
+# process (cpu_sample in pg_gpu_setup.sh):
 #   - raw -> gsst: VACUUM FULL of a raw copy, then compress_table of a fresh
 #     raw copy at 0 workers and at the largest degree, GPU and CPU;
 #   - recode (retrain => true: decode, learn, encode) at each degree of

@@ -3,7 +3,7 @@
 # that bench/pg_bundle.sh made (TARBALL), starts a server as nobody with
 # bulk-load settings, builds table big from l_comment (COPIES copies of 6,250
 # values of 16 lines each) with its column converted to gsst, and defines
-# PSQL, say, cpu_seconds and run.
+# PSQL, say, cpu_sample and run.
 OUT=${OUT:-/tmp/pg_gpu_bench}
 ROOT=/tmp/pggpu
 mkdir -p "$OUT"
@@ -65,20 +65,24 @@ ALTER TABLE big ALTER COLUMN c SET COMPRESSION gsst;
 EOF
 PSQL -At -c "SELECT 'big: ' || count(*) || ' rows, ' || round(sum(length(c)) / 1e9, 2) || ' GB of text, heap ' || pg_size_pretty(pg_table_size('big')) FROM big"
 
-# cpu_seconds [PATTERN]: CPU seconds of the server's processes (those whose
-# command line, as ps shows it, has PATTERN only): each living one's own and
-# those of its children that have exited (the postmaster's parallel workers
-# and backends, the gsst worker's GPU helpers), from /proc
-cpu_seconds() {
-	local hz d
+# cpu_sample: CPU seconds of the server's processes, "TOTAL HELPER WORKER":
+# all of them, the GPU helper, the gsst worker (by their command lines, as
+# ps shows them); each living one's own and those of its children that
+# have exited (the postmaster's parallel workers and backends, the gsst
+# worker's GPU helpers), from /proc, in one pass
+cpu_sample() {
+	local hz d kind
 	hz=$(getconf CLK_TCK)
 	for d in /proc/[0-9]*; do
 		[ "$(stat -c %u "$d/stat" 2>/dev/null)" = "$PGUSER_UID" ] || continue
-		if [ -n "${1:-}" ]; then
-			tr '\0' ' ' < "$d/cmdline" 2>/dev/null | grep -qF -- "$1" || continue
-		fi
-		cat "$d/stat" 2>/dev/null
-	done | sed 's/^.*) //' | awk -v hz="$hz" '{ t += $12 + $13 + $14 + $15 } END { printf "%.2f", t / hz }'
+		case "$(tr '\0' ' ' < "$d/cmdline" 2>/dev/null)" in
+			*gsst_gpu_helper*) kind=helper ;;
+			*"gsst worker"*) kind=worker ;;
+			*) kind=other ;;
+		esac
+		echo "$kind $(sed 's/^.*) //' "$d/stat" 2>/dev/null)"
+	done | awk -v hz="$hz" '{ t = $13 + $14 + $15 + $16; all += t; by[$1] += t }
+		END { printf "%.2f %.2f %.2f", all / hz, by["helper"] / hz, by["worker"] / hz }'
 }
 
 # run LABEL PSQL-ARGS...: time it, wall and CPU, into $OUT/times.txt.  A
@@ -88,22 +92,20 @@ cpu_seconds() {
 # not half in the next (a VACUUM FULL read 0.01 s of CPU without it).
 run() {
 	local label=$1; shift
-	local t0 t1 c0 c1 h0 h1 w0 w1
+	local t0 t1 cpu0 cpu1
 	sleep 1
-	c0=$(cpu_seconds)
-	h0=$(cpu_seconds gsst_gpu_helper)
-	w0=$(cpu_seconds "gsst worker")
+	cpu0=$(cpu_sample)
 	t0=$(date +%s.%N)
 	PSQL -q -At "$@" > "$OUT/$label.out" 2>&1
 	local rc=$?
 	t1=$(date +%s.%N)
 	sleep 1
-	c1=$(cpu_seconds)
-	h1=$(cpu_seconds gsst_gpu_helper)
-	w1=$(cpu_seconds "gsst worker")
+	cpu1=$(cpu_sample)
+	# shellcheck disable=SC2086
+	set -- $cpu0 $cpu1
 	printf '%-28s %8.2f s  cpu %8.2f s  helper %6.2f s  worker %6.2f s  (rc %d)  %s\n' "$label" \
-		"$(awk "BEGIN { print $t1 - $t0 }")" "$(awk "BEGIN { print $c1 - $c0 }")" \
-		"$(awk "BEGIN { print $h1 - $h0 }")" "$(awk "BEGIN { print $w1 - $w0 }")" "$rc" \
+		"$(awk "BEGIN { print $t1 - $t0 }")" "$(awk "BEGIN { print $4 - $1 }")" \
+		"$(awk "BEGIN { print $5 - $2 }")" "$(awk "BEGIN { print $6 - $3 }")" "$rc" \
 		"$(grep -v '^$' "$OUT/$label.out" | tail -1 | cut -c1-160)" | tee -a "$OUT/times.txt"
 }
 
