@@ -3864,6 +3864,17 @@ gsst_gpu_decode_values_device(gsst_gpu *ctx, const void *d_tile, size_t tile_len
 
 /* ---- host-memory API: stage through device buffers ---- */
 
+/*
+ * Pinning failed: not an error of the context (pinning is optional to its
+ * callers), so it is cleared and said, and the context stays usable.
+ */
+static int
+host_memory_failure(gsst_gpu *ctx, cudaError_t e, const char *what)
+{
+	cudaGetLastError();
+	return set_error(ctx, GSST_GPU_ERR_CUDA, "%s: %s", what, cudaGetErrorString(e));
+}
+
 GG_EXPORT int
 gsst_gpu_host_register(gsst_gpu *ctx, void *ptr, size_t bytes)
 {
@@ -3872,12 +3883,7 @@ gsst_gpu_host_register(gsst_gpu *ctx, void *ptr, size_t bytes)
 	if (ctx == NULL || ptr == NULL || bytes == 0)
 		return GSST_GPU_ERR_ARG;
 	e = cudaHostRegister(ptr, bytes, cudaHostRegisterDefault);
-	if (e != cudaSuccess)
-	{
-		cudaGetLastError();
-		return set_error(ctx, GSST_GPU_ERR_CUDA, "cudaHostRegister: %s", cudaGetErrorString(e));
-	}
-	return GSST_GPU_OK;
+	return e == cudaSuccess ? GSST_GPU_OK : host_memory_failure(ctx, e, "cudaHostRegister");
 }
 
 GG_EXPORT int
@@ -3888,12 +3894,7 @@ gsst_gpu_host_unregister(gsst_gpu *ctx, void *ptr)
 	if (ctx == NULL || ptr == NULL)
 		return GSST_GPU_ERR_ARG;
 	e = cudaHostUnregister(ptr);
-	if (e != cudaSuccess)
-	{
-		cudaGetLastError();
-		return set_error(ctx, GSST_GPU_ERR_CUDA, "cudaHostUnregister: %s", cudaGetErrorString(e));
-	}
-	return GSST_GPU_OK;
+	return e == cudaSuccess ? GSST_GPU_OK : host_memory_failure(ctx, e, "cudaHostUnregister");
 }
 
 GG_EXPORT int
