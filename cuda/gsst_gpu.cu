@@ -2956,6 +2956,7 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 	int			count = 0;
 	cudaError_t e;
 	cudaDeviceProp prop;
+	int			driver = 0;
 	size_t		train_bytes;
 	size_t		at;
 
@@ -2999,6 +3000,27 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 		return GSST_GPU_ERR_ARG;
 	}
 
+	/*
+	 * The CUDA runtime is linked in, so only the driver comes from the
+	 * system.  Without one, or with one older than this runtime, the
+	 * runtime says "driver version is insufficient" either way: say which.
+	 * A driver of the runtime's major release runs it (CUDA's minor version
+	 * compatibility).
+	 */
+	if (cudaDriverGetVersion(&driver) != cudaSuccess || driver == 0)
+	{
+		cudaGetLastError();
+		snprintf(init_message, sizeof(init_message),
+				 "no CUDA device: no NVIDIA driver (libcuda.so.1 not found)");
+		return GSST_GPU_ERR_NO_DEVICE;
+	}
+	if (driver / 1000 < CUDART_VERSION / 1000)
+	{
+		snprintf(init_message, sizeof(init_message),
+				 "no CUDA device: the NVIDIA driver supports CUDA %d.%d, this library needs CUDA %d",
+				 driver / 1000, driver % 1000 / 10, CUDART_VERSION / 1000);
+		return GSST_GPU_ERR_NO_DEVICE;
+	}
 	e = cudaGetDeviceCount(&count);
 	if (e != cudaSuccess || count == 0)
 	{

@@ -452,7 +452,15 @@ check_abi(const char *lib_path)
 	rc = init(NULL, &ctx);
 	if (rc == GSST_GPU_ERR_NO_DEVICE)
 	{
+		void	   *driver = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+
 		CHECK(ctx == NULL && init_error()[0] != '\0', "no-device init leaves no context");
+		/* the runtime is linked in: without a driver, the message says so */
+		if (driver == NULL)
+			CHECK(strstr(init_error(), "no NVIDIA driver") != NULL,
+				  "no driver, but init says: %s", init_error());
+		else
+			dlclose(driver);
 		printf("gsst_gpu_init: no device, as expected here: %s\n", init_error());
 	}
 	else
