@@ -3011,13 +3011,13 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **out)
 	{
 		cudaGetLastError();
 		snprintf(init_message, sizeof(init_message),
-				 "no CUDA device: no NVIDIA driver (libcuda.so.1 not found)");
+				 "no NVIDIA driver: libcuda.so.1 not found");
 		return GSST_GPU_ERR_NO_DEVICE;
 	}
 	if (driver / 1000 < CUDART_VERSION / 1000)
 	{
 		snprintf(init_message, sizeof(init_message),
-				 "no CUDA device: the NVIDIA driver supports CUDA %d.%d, this library needs CUDA %d",
+				 "the NVIDIA driver supports CUDA %d.%d; this library needs CUDA %d",
 				 driver / 1000, driver % 1000 / 10, CUDART_VERSION / 1000);
 		return GSST_GPU_ERR_NO_DEVICE;
 	}
