@@ -4,12 +4,17 @@
 #   build  the Debian package postgresql-<major>-gsst of the commit checked
 #          out (HEAD: not uncommitted changes), the way Debian builds
 #          PostgreSQL extensions (pg_buildext, dh pgxs_loop), for the majors
-#          in debian/pgversions this system supports; the .deb files land in
-#          tmp/deb/.
-#   test   (as root) build the package, install it into a fresh Debian root
-#          of this machine's suite, start a cluster with gsst in
-#          shared_preload_libraries, and run the regression suite against the
-#          installed extension (installcheck).
+#          in debian/pgversions this system supports, and, where nvcc is on
+#          the PATH, postgresql-<major>-gsst-gpu, the GPU library (build
+#          profile pkg.gsst.gpu; GSST_DEB_GPU=no leaves it out); the .deb
+#          files land in tmp/deb/.
+#   test   (as root) build the packages, install them into a fresh Debian
+#          root of this machine's suite, start a cluster with gsst in
+#          shared_preload_libraries, run the regression suite against the
+#          installed extension (installcheck), and check what the gsst
+#          worker says of the GPU: with the GPU package (the root has no
+#          NVIDIA driver) that it loaded the library and found no driver,
+#          without it that there is no GPU library.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,15 +31,30 @@ build() {
 	git -C "$REPO" archive --format=tar HEAD | tar -xf - -C "$src"
 	cd "$src"
 	pg_buildext updatecontrol
-	DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b
+	local profiles=()
+	if [ "${GSST_DEB_GPU:-yes}" != no ] && command -v nvcc >/dev/null; then
+		profiles=(-P pkg.gsst.gpu)
+		echo "== GPU package: building it with $(command -v nvcc)"
+	else
+		echo "== GPU package: not built ($([ "${GSST_DEB_GPU:-yes}" = no ] && echo GSST_DEB_GPU=no || echo 'nvcc not found'))"
+	fi
+	DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b "${profiles[@]}"
 	ls -1 "$OUT"/*.deb
 }
 
 test_package() {
-	local suite debs dir tarball
+	local suite debs install_args packages expect_start expect_part dir tarball
 	suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
 	build
-	debs=$(cd "$OUT" && ls postgresql-*-gsst_"$VERSION"_*.deb)
+	debs=$(cd "$OUT" && ls postgresql-*-gsst_"$VERSION"_*.deb postgresql-*-gsst-gpu_"$VERSION"_*.deb 2>/dev/null |
+		tr '\n' ' ')
+	install_args=$(for d in $debs; do printf './%s ' "$d"; done)
+	packages=$(for d in $debs; do printf '%s ' "${d%%_*}"; done)
+	# what the worker says of the GPU in a root without an NVIDIA driver
+	case $debs in
+		*-gsst-gpu_*) expect_start='cpu, no GPU: ' expect_part='no NVIDIA driver: libcuda.so.1 not found' ;;
+		*) expect_start='cpu, no GPU library is installed (' expect_part='' ;;
+	esac
 	# a fresh root each time, from a pristine one kept as a tarball
 	tarball=$ROOTS/$suite-minbase.tar
 	if [ ! -f "$tarball" ]; then
@@ -57,17 +77,17 @@ test_package() {
 	fi
 	[ -s /etc/apt/sources.list ] && cp /etc/apt/sources.list "$dir/etc/apt/sources.list"
 	mkdir -p "$dir/pkgtest"
-	cp "$OUT"/$debs "$dir/pkgtest/"
+	for d in $debs; do cp "$OUT/$d" "$dir/pkgtest/"; done
 	cp -r "$REPO/test" "$dir/pkgtest/test"
 	chroot "$dir" /bin/bash -euo pipefail -c "
 		cd /pkgtest
 		apt-get update -q
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends ./$debs
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $install_args
 		major=\$(ls /usr/lib/postgresql)
 		bin=/usr/lib/postgresql/\$major/bin
 		useradd -r -M -s /bin/sh gsst_test
 		chown -R gsst_test /pkgtest
-		echo \"== installed: \$(dpkg-query -W -f='\${Package} \${Version}' postgresql-\$major-gsst), PostgreSQL \$major\"
+		echo \"== installed: \$(dpkg-query -W -f='\${Package} \${Version} ' $packages), PostgreSQL \$major\"
 		runuser -u gsst_test -- \$bin/initdb -D /pkgtest/data -E UTF8 --no-locale >/dev/null
 		cat test/regress.conf >> /pkgtest/data/postgresql.conf
 		echo \"unix_socket_directories = '/pkgtest'\" >> /pkgtest/data/postgresql.conf
@@ -79,6 +99,14 @@ test_package() {
 			--bindir=\$bin --host=/pkgtest --inputdir=test --outputdir=/pkgtest \
 			--load-extension=gsst \$(cd test/sql && ls *.sql | sed 's/\.sql\$//') || status=\$?
 		[ \$status = 0 ] || head -200 /pkgtest/regression.diffs
+		# the worker's word on the GPU, from the installed files alone
+		said=\$(runuser -u gsst_test -- \$bin/psql -h /pkgtest -d regression -Atc \\
+			\"SELECT mode || ', ' || reason FROM gsst.worker_status\")
+		echo \"== gsst.worker_status: \$said\"
+		case \$said in
+			\"$expect_start\"*\"$expect_part\"*) echo '== GPU library: as expected' ;;
+			*) echo \"== GPU library: expected '$expect_start...$expect_part...'\"; status=1 ;;
+		esac
 		exit \$status
 	"
 }
