@@ -33,7 +33,7 @@ build() {
 	pg_buildext updatecontrol
 	local profiles=()
 	if [ "${GSST_DEB_GPU:-yes}" != no ] && command -v nvcc >/dev/null; then
-		profiles=(-P pkg.gsst.gpu)
+		profiles=(--build-profiles=pkg.gsst.gpu)
 		echo "== GPU package: building it with $(command -v nvcc)"
 	else
 		echo "== GPU package: not built ($([ "${GSST_DEB_GPU:-yes}" = no ] && echo GSST_DEB_GPU=no || echo 'nvcc not found'))"
