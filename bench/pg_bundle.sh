@@ -12,6 +12,10 @@
 # and lib directories relative to its binaries, so the tree runs from
 # wherever it is unpacked.  Put OUT.tgz under an ignored path (.pgdev/) and
 # name that path in the device run's carry.
+#
+# With GSST_DEBS=DIR, gsst comes from the Debian packages in DIR instead
+# (make deb: postgresql-N-gsst and postgresql-N-gsst-gpu), unpacked as dpkg
+# would install them: the device run then tests what a DBA installs.
 set -euo pipefail
 OUT=${1:?usage: bench/pg_bundle.sh OUT.tgz L_COMMENT_FILE}
 DATA=${2:?usage: bench/pg_bundle.sh OUT.tgz L_COMMENT_FILE}
@@ -21,6 +25,7 @@ STAGE=$(mktemp -d)
 trap 'rm -rf --one-file-system "$STAGE"' EXIT
 PG=$STAGE/pg
 mkdir -p "$PG/libs"
+FROM=""
 
 # PostgreSQL as Debian installed it here
 dpkg -L "postgresql-$MAJOR" "postgresql-client-$MAJOR" libpq5 | sort -u |
@@ -29,9 +34,19 @@ dpkg -L "postgresql-$MAJOR" "postgresql-client-$MAJOR" libpq5 | sort -u |
 	done > "$STAGE/files"
 tar -cf - --no-recursion -T "$STAGE/files" 2>/dev/null | tar -C "$PG" -xf -
 
-# gsst from this tree, GPU library included where nvcc is found
-make -s PG_CONFIG="$PG_CONFIG" all >/dev/null
-make -s PG_CONFIG="$PG_CONFIG" install DESTDIR="$PG" >/dev/null
+if [ -n "${GSST_DEBS:-}" ]; then
+	# gsst as its packages install it
+	for deb in "$GSST_DEBS/postgresql-$MAJOR-gsst_"*.deb "$GSST_DEBS/postgresql-$MAJOR-gsst-gpu_"*.deb; do
+		[ -f "$deb" ] || { echo "$deb: no such package (make deb)" >&2; exit 1; }
+		dpkg -x "$deb" "$PG"
+		FROM="$FROM $(basename "$deb")"
+	done
+else
+	# gsst from this tree, GPU library included where nvcc is found
+	make -s PG_CONFIG="$PG_CONFIG" all >/dev/null
+	make -s PG_CONFIG="$PG_CONFIG" install DESTDIR="$PG" >/dev/null
+	FROM="gsst $(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes')"
+fi
 
 # every shared library the binaries and modules load, but glibc's
 # (not LLVM's: the benchmark runs with jit = off)
@@ -43,4 +58,4 @@ find "$PG/usr/lib/postgresql/$MAJOR" -type f \( -perm -u+x -o -name '*.so' \) -p
 
 cp "$DATA" "$STAGE/l_comment"
 tar -C "$STAGE" -czf "$OUT" pg l_comment
-echo "$OUT: PostgreSQL $MAJOR, gsst $(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes'), $(du -h "$OUT" | cut -f1)"
+echo "$OUT: PostgreSQL $MAJOR,$FROM, $(du -h "$OUT" | cut -f1)"
