@@ -448,7 +448,7 @@ CREATE EVENT TRIGGER gsst_ddl_check ON ddl_command_end
     EXECUTE FUNCTION gsst.ddl_guard();
 
 --------------------------------------------------------------------------
--- Bulk paths and the GPU worker (src/worker.c, src/bulk.c)
+-- Bulk paths and the GPU worker (src/worker.c, src/compress_table.c, src/load.c)
 --------------------------------------------------------------------------
 
 CREATE FUNCTION gsst.worker_status(
