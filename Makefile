@@ -10,7 +10,9 @@
 #                     Debian root of the suite that carries it (scripts/matrix.sh)
 #   make deb          build the Debian package postgresql-$(PG_MAJOR)-gsst
 #   make deb-test     (as root) install that package into a fresh Debian root and
-#                     run the regression suite against it (installcheck)
+#                     run the regression suite against it (installcheck);
+#                     PG_MAJOR=17 or 18 builds and tests in that suite's root
+#   make deb-matrix   (as root) make deb-test on PostgreSQL 15, 17 and 18
 #
 # The PostgreSQL major is the one Debian's suite carries (bookworm 15,
 # trixie 17, forky 18), or PG_MAJOR=.. / PG_CONFIG=.. to pick another.
@@ -108,7 +110,7 @@ fi
 endef
 
 .PHONY: test deps-test deps-demo deps-deb test-user test-codec test-gpu \
-        test-regress test-tap demo bench-pg matrix deb deb-test
+        test-regress test-tap demo bench-pg matrix deb deb-test deb-matrix
 
 deps-test:
 	$(call apt_install,$(TEST_PACKAGES))
@@ -192,4 +194,7 @@ deb: deps-deb
 	scripts/deb.sh build
 
 deb-test:
-	scripts/deb.sh test
+	scripts/deb.sh test $(PG_MAJOR)
+
+deb-matrix:
+	for major in 15 17 18; do scripts/deb.sh test $$major || exit 1; done

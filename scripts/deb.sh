@@ -1,20 +1,22 @@
 #!/bin/bash
-# scripts/deb.sh build|test
+# scripts/deb.sh build | test MAJOR
 #
 #   build  the Debian package postgresql-<major>-gsst of the commit checked
-#          out (HEAD: not uncommitted changes), the way Debian builds
-#          PostgreSQL extensions (pg_buildext, dh pgxs_loop), for the majors
-#          in debian/pgversions this system supports, and, where nvcc is on
-#          the PATH, postgresql-<major>-gsst-gpu, the GPU library (build
-#          profile pkg.gsst.gpu; GSST_DEB_GPU=no leaves it out); the .deb
-#          files land in tmp/deb/.
-#   test   (as root) build the packages, install them into a fresh Debian
-#          root of this machine's suite, start a cluster with gsst in
-#          shared_preload_libraries, run the regression suite against the
-#          installed extension (installcheck), and check what the gsst
-#          worker says of the GPU: with the GPU package (the root has no
-#          NVIDIA driver) that it loaded the library and found no driver,
-#          without it that there is no GPU library.
+#          out (HEAD: not uncommitted changes; outside a git checkout, the
+#          files as they are), the way Debian builds PostgreSQL extensions
+#          (pg_buildext, dh pgxs_loop), for the majors in debian/pgversions
+#          this system supports, and, where nvcc is on the PATH,
+#          postgresql-<major>-gsst-gpu, the GPU library (build profile
+#          pkg.gsst.gpu; GSST_DEB_GPU=no leaves it out); the .deb files land
+#          in tmp/deb/.
+#   test   (as root) the packages for PostgreSQL MAJOR, built here when this machine runs the Debian suite
+#          that carries MAJOR, else in that suite's root of scripts/matrix.sh
+#          (made if missing); installed into a fresh root of that suite; a
+#          cluster with gsst in shared_preload_libraries; the regression
+#          suite against the installed extension (installcheck); and what
+#          the gsst worker says of the GPU: with the GPU package (the root
+#          has no NVIDIA driver) that it loaded the library and found no
+#          driver, without it that there is no GPU library.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/.." && pwd)
@@ -28,7 +30,11 @@ build() {
 	local src=$OUT/gsst-$VERSION
 	rm -rf --one-file-system "$OUT"
 	mkdir -p "$src"
-	git -C "$REPO" archive --format=tar HEAD | tar -xf - -C "$src"
+	if git -C "$REPO" rev-parse --git-dir >/dev/null 2>&1; then
+		git -C "$REPO" archive --format=tar HEAD | tar -xf - -C "$src"
+	else
+		copy_repo "$REPO" "$src"
+	fi
 	cd "$src"
 	pg_buildext updatecontrol
 	local profiles=()
@@ -42,12 +48,38 @@ build() {
 	ls -1 "$OUT"/*.deb
 }
 
+# build_in_root MAJOR SUITE: make deb in SUITE's root of the matrix; the
+# packages in tmp/deb/
+build_in_root() {
+	local major=$1 suite=$2 dir=$ROOTS/$2
+	[ -d "$dir" ] || root_make "$suite" "$dir"
+	root_mount "$dir"
+	trap "root_umount '$dir'" EXIT
+	copy_repo "$REPO" "$dir/build/gsst-deb"
+	chroot "$dir" /bin/bash -c "
+		set -e
+		command -v make >/dev/null || {
+			apt-get update -q
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends make
+		}
+		cd /build/gsst-deb && make deb PG_MAJOR=$major"
+	root_umount "$dir"
+	trap - EXIT
+	rm -rf --one-file-system "$OUT"
+	mkdir -p "$OUT"
+	cp "$dir"/build/gsst-deb/tmp/deb/*.deb "$OUT/"
+}
+
 test_package() {
-	local suite debs install_args packages expect_start expect_part dir tarball
-	suite=$(. /etc/os-release && echo "$VERSION_CODENAME")
-	build
+	local major=$1 suite debs install_args packages expect_start expect_part dir tarball
+	suite=$(suite_of "$major")
+	if [ "$suite" = "$(host_suite)" ]; then
+		build
+	else
+		build_in_root "$major" "$suite"
+	fi
 	# the GPU package is there only when build made it
-	debs=$(cd "$OUT" && ls postgresql-*-gsst_"$VERSION"_*.deb postgresql-*-gsst-gpu_"$VERSION"_*.deb 2>/dev/null |
+	debs=$(cd "$OUT" && ls postgresql-"$major"-gsst_"$VERSION"_*.deb postgresql-"$major"-gsst-gpu_"$VERSION"_*.deb 2>/dev/null |
 		tr '\n' ' ' || true)
 	install_args=$(for d in $debs; do printf './%s ' "$d"; done)
 	packages=$(for d in $debs; do printf '%s ' "${d%%_*}"; done)
@@ -70,13 +102,16 @@ test_package() {
 	tar -C "$dir" -xf "$tarball"
 	root_mount "$dir"
 	trap "root_umount '$dir'" EXIT
-	# this machine's apt sources (updates, security): the package needs a
-	# server at least as new as the headers it was built with
-	if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
-		rm -f "$dir/etc/apt/sources.list"
-		cp /etc/apt/sources.list.d/*.sources "$dir/etc/apt/sources.list.d/"
+	# this machine's apt sources (updates, security) when it runs the suite:
+	# the package needs a server at least as new as the headers it was
+	# built with
+	if [ "$suite" = "$(host_suite)" ]; then
+		if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
+			rm -f "$dir/etc/apt/sources.list"
+			cp /etc/apt/sources.list.d/*.sources "$dir/etc/apt/sources.list.d/"
+		fi
+		[ -s /etc/apt/sources.list ] && cp /etc/apt/sources.list "$dir/etc/apt/sources.list"
 	fi
-	[ -s /etc/apt/sources.list ] && cp /etc/apt/sources.list "$dir/etc/apt/sources.list"
 	mkdir -p "$dir/pkgtest"
 	for d in $debs; do cp "$OUT/$d" "$dir/pkgtest/"; done
 	cp -r "$REPO/test" "$dir/pkgtest/test"
@@ -114,6 +149,6 @@ test_package() {
 
 case ${1:-} in
 	build) build ;;
-	test) test_package ;;
-	*) echo "usage: scripts/deb.sh build|test" >&2; exit 2 ;;
+	test) test_package "${2:?usage: scripts/deb.sh test MAJOR}" ;;
+	*) echo "usage: scripts/deb.sh build | test MAJOR" >&2; exit 2 ;;
 esac

@@ -8,6 +8,34 @@
 
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
+# suite_of MAJOR: the Debian suite that carries PostgreSQL MAJOR
+suite_of() {
+	case $1 in
+		15) echo bookworm ;;
+		17) echo trixie ;;
+		18) echo forky ;;
+		*) echo "no Debian suite carries PostgreSQL $1" >&2; exit 2 ;;
+	esac
+}
+
+# host_suite: this machine's Debian suite
+host_suite() {
+	(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+}
+
+# copy_repo REPO DEST: the repository's files (what git tracks, and
+# untracked files it does not ignore; without git, all but tmp/) in DEST
+copy_repo() {
+	local repo=$1 dest=$2
+	rm -rf --one-file-system "$dest"
+	mkdir -p "$dest"
+	if git -C "$repo" rev-parse --git-dir >/dev/null 2>&1; then
+		(cd "$repo" && git ls-files -co --exclude-standard -z | tar --null -cf - -T -) | tar -xf - -C "$dest"
+	else
+		(cd "$repo" && tar --exclude=./tmp -cf - .) | tar -xf - -C "$dest"
+	fi
+}
+
 # root_make SUITE DIR: a minimal Debian root of SUITE
 root_make() {
 	local suite=$1 dir=$2 script=""

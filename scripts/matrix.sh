@@ -15,27 +15,7 @@ ROOTS=${GSST_ROOTS:-/var/tmp/gsst-roots}
 MAJORS=${*:-15 17 18}
 LOGS=$ROOTS/logs
 
-suite_of() {
-	case $1 in
-		15) echo bookworm ;;
-		17) echo trixie ;;
-		18) echo forky ;;
-		*) echo "scripts/matrix.sh: no Debian suite carries PostgreSQL $1" >&2; exit 2 ;;
-	esac
-}
-
-host_suite=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
-
-copy_repo() {
-	local dest=$1
-	rm -rf --one-file-system "$dest"
-	mkdir -p "$dest"
-	if git -C "$REPO" rev-parse --git-dir >/dev/null 2>&1; then
-		(cd "$REPO" && git ls-files -co --exclude-standard -z | tar --null -cf - -T -) | tar -xf - -C "$dest"
-	else
-		(cd "$REPO" && tar --exclude=./tmp -cf - .) | tar -xf - -C "$dest"
-	fi
-}
+host_suite=$(host_suite)
 
 # run_major MAJOR: make test on it; returns its status
 run_major() {
@@ -49,7 +29,7 @@ run_major() {
 	[ -d "$dir" ] || root_make "$suite" "$dir"
 	root_mount "$dir"
 	trap "root_umount '$dir'" EXIT
-	copy_repo "$dir/build/gsst"
+	copy_repo "$REPO" "$dir/build/gsst"
 	status=0
 	# a bare root, as the README's quick start: make first, then make test
 	chroot "$dir" /bin/bash -c "
