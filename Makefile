@@ -83,7 +83,8 @@ BUILD_PACKAGES = make gcc libc6-dev postgresql-server-dev-$(PG_MAJOR)
 TEST_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR) libipc-run-perl \
                  clang libclang-rt-dev python3-psycopg
 DEMO_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR)
-DEB_PACKAGES   = $(BUILD_PACKAGES) dpkg-dev debhelper postgresql-server-dev-all
+# dpkg-buildpackage requires build-essential of every package it builds
+DEB_PACKAGES   = $(BUILD_PACKAGES) build-essential dpkg-dev debhelper postgresql-server-dev-all
 
 TEST_USER ?= gsst_test
 TEST_DIR  ?= /tmp/gsst-test
