@@ -7,7 +7,8 @@
 #                     pg_regress, TAP
 #   make demo         (as root) a throwaway cluster with a size comparison
 #   make matrix       (as root) make test on PostgreSQL 15, 17 and 18, each in a
-#                     Debian root of the suite that carries it (scripts/matrix.sh)
+#                     Debian root of the suite that carries it, then the
+#                     package test of each (scripts/matrix.sh)
 #   make deb          build the Debian package postgresql-$(PG_MAJOR)-gsst
 #   make deb-test     (as root) install that package into a fresh Debian root and
 #                     run the regression suite against it (installcheck);

@@ -1,5 +1,6 @@
 #!/bin/bash
-# scripts/matrix.sh [MAJOR ...] - make test on PostgreSQL 15, 17 and 18.
+# scripts/matrix.sh [MAJOR ...] - make test on PostgreSQL 15, 17 and 18,
+# then the Debian package test of each (scripts/deb.sh test MAJOR).
 #
 # Each major runs on the Debian suite that carries it (bookworm 15, trixie
 # 17, forky 18): on this machine when it runs that suite, else in a root made
@@ -44,23 +45,30 @@ run_major() {
 	return $status
 }
 
-mkdir -p "$LOGS"
-failed=0
-summary=""
-for major in $MAJORS; do
-	log=$LOGS/pg$major.log
-	echo "== PostgreSQL $major ($(suite_of "$major")): make test, log $log"
+# step MAJOR WHAT LOG COMMAND...: run it, log it, add its line to the summary
+step() {
+	local major=$1 what=$2 log=$3 start result line
+	shift 3
+	echo "== PostgreSQL $major ($(suite_of "$major")): $what, log $log"
 	start=$(date +%s)
-	if run_major "$major" > "$log" 2>&1; then
+	if "$@" > "$log" 2>&1; then
 		result=passed
 	else
 		result=FAILED
 		failed=1
 		tail -n 60 "$log"
 	fi
-	line="PostgreSQL $major ($(suite_of "$major")): $result in $(( $(date +%s) - start )) s"
+	line="PostgreSQL $major ($(suite_of "$major")): $what $result in $(( $(date +%s) - start )) s"
 	echo "$line"
 	summary="$summary$line"$'\n'
+}
+
+mkdir -p "$LOGS"
+failed=0
+summary=""
+for major in $MAJORS; do
+	step "$major" "make test" "$LOGS/pg$major.log" run_major "$major"
+	step "$major" "package" "$LOGS/pg$major-deb.log" "$REPO/scripts/deb.sh" test "$major"
 done
 echo "== matrix"
 printf '%s' "$summary"
