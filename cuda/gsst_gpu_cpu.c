@@ -7,10 +7,15 @@
  * failure handling.  It makes the same tiles as the CPU codec, which the
  * GPU library matches bit for bit.  The device-pointer calls have no CPU
  * meaning and fail with GSST_GPU_ERR_NO_DEVICE.
+ *
+ * For the tests of a slow start (a CUDA context can take seconds to open),
+ * GSST_GPU_CPU_INIT_DELAY_MS in the environment makes init wait that long.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gsst_codec.h"
 #include "gsst_gpu.h"
@@ -40,7 +45,15 @@ gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **ctx)
 {
 	gsst_gpu   *c;
 
+	const char *delay = getenv("GSST_GPU_CPU_INIT_DELAY_MS");
+
 	*ctx = NULL;
+	if (delay != NULL && atoi(delay) > 0)
+	{
+		struct timespec wait = {atoi(delay) / 1000, (long) (atoi(delay) % 1000) * 1000000L};
+
+		nanosleep(&wait, NULL);
+	}
 	c = calloc(1, sizeof(gsst_gpu));
 	if (c == NULL)
 	{

@@ -46,6 +46,9 @@
 /* restarts of a helper that died: 1 s, doubling up to a minute */
 #define HELPER_BACKOFF_MIN_MS	1000
 #define HELPER_BACKOFF_MAX_MS	(60 * 1000)
+/* opening a CUDA context can take seconds: a short gsst.worker_timeout,
+ * meant for batches, must not kill every helper before it is up */
+#define HELPER_OPEN_MIN_MS		(60 * 1000)
 
 /* GUCs */
 bool		gsst_gpu_enabled = true;
@@ -216,6 +219,15 @@ set_cpu_reason(const char *reason)
 				(errmsg("gsst: %s; bulk paths encode on the CPU", reason)));
 }
 
+/* A passing state as the reason, shown in worker_status but not logged. */
+static void
+show_cpu_reason(const char *reason)
+{
+	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
+	strlcpy(gsst_worker_shared->cpu_reason, reason, sizeof(gsst_worker_shared->cpu_reason));
+	LWLockRelease(gsst_worker_shared->lock);
+}
+
 static char *
 library_path(void)
 {
@@ -298,7 +310,9 @@ helper_start(void)
 	}
 
 	helper = psprintf("%s/%s", pkglib_path, GSST_HELPER_NAME);
-	started = gpu_helper_start(helper, path, gsst_gpu_device, gsst_worker_timeout_ms,
+	show_cpu_reason("the GPU helper is starting");
+	started = gpu_helper_start(helper, path, gsst_gpu_device,
+							   Max(gsst_worker_timeout_ms, HELPER_OPEN_MIN_MS),
 							   msg, sizeof(msg));
 	switch (started)
 	{
@@ -325,10 +339,12 @@ helper_start(void)
 			helper_blocked = true;
 			break;
 		case GPU_HELPER_REFUSED:
+			show_cpu_reason("");
 			set_last_error(msg);
 			helper_blocked = true;
 			break;
 		case GPU_HELPER_LOST_AT_START:
+			show_cpu_reason("");
 			helper_failed(msg);
 			break;
 	}

@@ -185,4 +185,26 @@ unlike($log, qr/terminating any other active server processes/, 'no crash restar
 $node->stop;
 ok(gone($helper_pid), 'no helper outlives the server');
 
+#
+# 5. While the helper opens its device (seconds for a CUDA context on some
+#    machines; the CPU build of the library waits when told to), the
+#    worker says so, and bulk paths encode on the CPU meanwhile.  The 1 s
+#    gsst.worker_timeout of part 3, meant for batches, does not cut the
+#    opening short.
+#
+{
+	local $ENV{GSST_GPU_CPU_INIT_DELAY_MS} = '4000';
+	$node->start;
+}
+ok( $node->poll_query_until('postgres', q{
+		SELECT mode = 'cpu' AND reason = 'the GPU helper is starting' FROM gsst.worker_status}),
+	'worker_status says the GPU helper is starting');
+ok($node->poll_query_until('postgres', "SELECT mode = 'gpu' FROM gsst.worker_status"),
+	'then the helper is up');
+is(status("reason IS NULL"), 't', 'with no reason left');
+is(status('helper_failures'), '0', 'and no helper was killed for being slow to open');
+$log = slurp_file($node->logfile);
+unlike($log, qr/LOG:  gsst: the GPU helper is starting/, 'a passing state is not logged');
+$node->stop;
+
 done_testing();
