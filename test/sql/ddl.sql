@@ -132,3 +132,16 @@ ALTER TABLE ddl_other ALTER COLUMN c SET COMPRESSION pglz;
 SELECT attcompression FROM pg_attribute WHERE attrelid = 'ddl_other'::regclass AND attname = 'c';
 CREATE TABLE ddl_other2 (c text COMPRESSION zzz);
 \echo :LAST_ERROR_SQLSTATE
+
+-- a materialized view over a gsst column keeps the stored values (REFRESH
+-- copies datums, in the source column's family) and reads as text
+CREATE MATERIALIZED VIEW ddl_mv AS SELECT id, c FROM ddl_p;
+SELECT format_type(atttypid, NULL), atttypmod = (SELECT atttypmod FROM pg_attribute
+  WHERE attrelid = 'ddl_p'::regclass AND attname = 'c') AS same_family
+FROM pg_attribute WHERE attrelid = 'ddl_mv'::regclass AND attname = 'c';
+SELECT (SELECT array_agg(gsst.datum(c) ORDER BY id, gsst.datum(c)) FROM ddl_mv)
+     = (SELECT array_agg(gsst.datum(c) ORDER BY id, gsst.datum(c)) FROM ddl_p) AS same_stored_bytes,
+       (SELECT count(*) FROM ddl_mv) AS rows;
+INSERT INTO ddl_p VALUES (1500, 'a row after the view');
+REFRESH MATERIALIZED VIEW ddl_mv;
+SELECT count(*), count(*) FILTER (WHERE c = 'a row after the view') FROM ddl_mv;
