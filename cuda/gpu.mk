@@ -11,8 +11,10 @@ GSST_GPU_BUILD := $(GSST_GPU_ROOT)/cuda/build
 GSST_GPU_LIB := $(GSST_GPU_BUILD)/gsst_gpu.so
 # sm_90 machine code plus compute_90 PTX for later GPUs
 GSST_GPU_ARCH ?= -gencode arch=compute_90,code=[sm_90,compute_90]
+# the host compiler nvcc uses, when the default one is newer than it supports
+GSST_GPU_CCBIN ?=
 GSST_GPU_NVFLAGS ?= -O3 -std=c++17 $(GSST_GPU_ARCH) -Xcompiler -fPIC,-fvisibility=hidden,-Wall,-Wextra,-Werror \
-	-Xptxas -warn-spills
+	-Xptxas -warn-spills $(if $(GSST_GPU_CCBIN),-ccbin $(GSST_GPU_CCBIN))
 GSST_GPU_CFLAGS ?= -O2 -std=c11 -fPIC -fvisibility=hidden -Wall -Wextra -Werror
 GSST_GPU_CODEC_SRC := $(wildcard $(GSST_GPU_ROOT)/src/codec/*.c)
 GSST_GPU_CODEC_OBJ := $(patsubst $(GSST_GPU_ROOT)/src/codec/%.c,$(GSST_GPU_BUILD)/codec_%.o,$(GSST_GPU_CODEC_SRC))
@@ -47,7 +49,7 @@ $(GSST_GPU_BUILD)/gsst_gpu.o: $(GSST_GPU_ROOT)/cuda/gsst_gpu.cu $(GSST_GPU_HEADE
 # static CUDA runtime: the library needs only the driver (libcuda), which
 # is looked up at gsst_gpu_init; without it init says "no device"
 $(GSST_GPU_LIB): $(GSST_GPU_BUILD)/gsst_gpu.o $(GSST_GPU_CODEC_OBJ)
-	$(NVCC) -shared $(GSST_GPU_ARCH) -cudart static -o $@ $^
+	$(NVCC) -shared $(GSST_GPU_ARCH) $(if $(GSST_GPU_CCBIN),-ccbin $(GSST_GPU_CCBIN)) -cudart static -o $@ $^
 else
 gsst-gpu:
 	@echo "nvcc not found: gsst_gpu.so not built"

@@ -9,9 +9,11 @@
 #          postgresql-<major>-gsst-gpu, the GPU library (build profile
 #          pkg.gsst.gpu; GSST_DEB_GPU=no leaves it out); the .deb files land
 #          in tmp/deb/.
-#   test   (as root) the packages for PostgreSQL MAJOR, built here when this machine runs the Debian suite
-#          that carries MAJOR, else in that suite's root of scripts/matrix.sh
-#          (made if missing); installed into a fresh root of that suite; a
+#   test   (as root) the packages for PostgreSQL MAJOR, built here when
+#          this machine runs the Debian suite that carries MAJOR, else in
+#          that suite's root of scripts/matrix.sh (made if missing; this
+#          machine's CUDA toolkit, where nvcc is, bound into it read-only);
+#          installed into a fresh root of that suite; a
 #          cluster with gsst in shared_preload_libraries; the regression
 #          suite against the installed extension (installcheck); and what
 #          the gsst worker says of the GPU: with the GPU package (the root
@@ -48,21 +50,58 @@ build() {
 	ls -1 "$OUT"/*.deb
 }
 
+# pick_cuda_host_compiler: where nvcc is found but cannot build with the
+# suite's default g++ (too new for it, or headers it conflicts with), the
+# newest g++-N it can (installed from the suite) in GSST_GPU_CCBIN; with
+# none, GSST_DEB_GPU=no, said aloud
+pick_cuda_host_compiler() {
+	local v probe=/tmp/gsst-cuda-probe.cu
+	command -v nvcc >/dev/null || return 0
+	# the C library's math headers are where new suites and CUDA disagree
+	printf '#include <cmath>\n__global__ void k(float *x) { x[0] = sqrtf(x[0]); }\n' > $probe
+	nvcc -c $probe -o /dev/null 2>/dev/null && return 0
+	for v in 15 14 13 12; do
+		if apt-cache show "g++-$v" >/dev/null 2>&1 &&
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "g++-$v" >/dev/null &&
+			nvcc -ccbin "g++-$v" -c $probe -o /dev/null 2>/dev/null; then
+			echo "== nvcc cannot build with this suite's g++; the GPU library is built with g++-$v"
+			export GSST_GPU_CCBIN=g++-$v
+			return 0
+		fi
+	done
+	echo "== GPU package: not built here: nvcc ($(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')) builds with no g++ of this suite"
+	nvcc -c $probe -o /dev/null 2>&1 | grep -m1 error || true
+	export GSST_DEB_GPU=no
+}
+
 # build_in_root MAJOR SUITE: make deb in SUITE's root of the matrix; the
 # packages in tmp/deb/
 build_in_root() {
-	local major=$1 suite=$2 dir=$ROOTS/$2
+	local major=$1 suite=$2 dir=$ROOTS/$2 cuda="" path=/usr/sbin:/usr/bin:/sbin:/bin
 	[ -d "$dir" ] || root_make "$suite" "$dir"
 	root_mount "$dir"
 	trap "root_umount '$dir'" EXIT
 	copy_repo "$REPO" "$dir/build/gsst-deb"
-	chroot "$dir" /bin/bash -c "
+	# this machine's CUDA toolkit, read-only at the same place in the root,
+	# so that the GPU package is built there too
+	if [ "${GSST_DEB_GPU:-yes}" != no ] && command -v nvcc >/dev/null; then
+		cuda=$(dirname "$(dirname "$(readlink -f "$(command -v nvcc)")")")
+		mkdir -p "$dir$cuda"
+		mount --bind "$cuda" "$dir$cuda"
+		mount -o remount,bind,ro "$dir$cuda"
+		path=$cuda/bin:$path
+	fi
+	chroot "$dir" /usr/bin/env PATH="$path" /bin/bash -c "
 		set -e
 		command -v make >/dev/null || {
 			apt-get update -q
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends make
 		}
-		cd /build/gsst-deb && make deb PG_MAJOR=$major"
+		cd /build/gsst-deb
+		make deps-deb PG_MAJOR=$major
+		$(declare -f pick_cuda_host_compiler)
+		pick_cuda_host_compiler
+		make deb PG_MAJOR=$major"
 	root_umount "$dir"
 	trap - EXIT
 	rm -rf --one-file-system "$OUT"
