@@ -44,13 +44,13 @@ GG_EXPORT int
 gsst_gpu_init(const gsst_gpu_config *config, gsst_gpu **ctx)
 {
 	gsst_gpu   *c;
-
 	const char *delay = getenv("GSST_GPU_CPU_INIT_DELAY_MS");
+	int			delay_ms = delay != NULL ? atoi(delay) : 0;
 
 	*ctx = NULL;
-	if (delay != NULL && atoi(delay) > 0)
+	if (delay_ms > 0)
 	{
-		struct timespec wait = {atoi(delay) / 1000, (long) (atoi(delay) % 1000) * 1000000L};
+		struct timespec wait = {delay_ms / 1000, (long) (delay_ms % 1000) * 1000000L};
 
 		nanosleep(&wait, NULL);
 	}
