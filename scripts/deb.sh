@@ -28,6 +28,35 @@ ROOTS=${GSST_ROOTS:-/var/tmp/gsst-roots}
 VERSION=$(dpkg-parsechangelog -l "$REPO/debian/changelog" -S Version 2>/dev/null ||
 	sed -n '1s/.*(\(.*\)).*/\1/p' "$REPO/debian/changelog")
 
+# pick_cuda_host_compiler: where nvcc cannot build with the suite's default
+# g++ (too new for it, or headers it conflicts with), the newest g++-N it
+# can (installed from the suite when run as root) in GSST_GPU_CCBIN; with
+# none, GSST_DEB_GPU=no, said aloud
+pick_cuda_host_compiler() {
+	local v probe
+	probe=$(mktemp --suffix=.cu)
+	# the C library's math headers are where new suites and CUDA disagree
+	printf '#include <cmath>\n__global__ void k(float *x) { x[0] = sqrtf(x[0]); }\n' > "$probe"
+	if nvcc -c "$probe" -o /dev/null 2>/dev/null; then
+		rm -f "$probe"
+		return 0
+	fi
+	for v in 15 14 13 12; do
+		if { command -v "g++-$v" >/dev/null || { [ "$(id -u)" = 0 ] && apt-cache show "g++-$v" >/dev/null 2>&1 &&
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "g++-$v" >/dev/null; }; } &&
+			nvcc -ccbin "g++-$v" -c "$probe" -o /dev/null 2>/dev/null; then
+			echo "== nvcc cannot build with this suite's g++; the GPU library is built with g++-$v"
+			export GSST_GPU_CCBIN=g++-$v
+			rm -f "$probe"
+			return 0
+		fi
+	done
+	echo "== GPU package: not built here: nvcc ($(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')) builds with no g++ of this suite"
+	nvcc -c "$probe" -o /dev/null 2>&1 | grep -m1 error || true
+	rm -f "$probe"
+	export GSST_DEB_GPU=no
+}
+
 build() {
 	local src=$OUT/gsst-$VERSION
 	rm -rf --one-file-system "$OUT"
@@ -41,6 +70,9 @@ build() {
 	pg_buildext updatecontrol
 	local profiles=()
 	if [ "${GSST_DEB_GPU:-yes}" != no ] && command -v nvcc >/dev/null; then
+		pick_cuda_host_compiler
+	fi
+	if [ "${GSST_DEB_GPU:-yes}" != no ] && command -v nvcc >/dev/null; then
 		profiles=(--build-profiles=pkg.gsst.gpu)
 		echo "== GPU package: building it with $(command -v nvcc)"
 	else
@@ -48,30 +80,6 @@ build() {
 	fi
 	DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b "${profiles[@]}"
 	ls -1 "$OUT"/*.deb
-}
-
-# pick_cuda_host_compiler: where nvcc is found but cannot build with the
-# suite's default g++ (too new for it, or headers it conflicts with), the
-# newest g++-N it can (installed from the suite) in GSST_GPU_CCBIN; with
-# none, GSST_DEB_GPU=no, said aloud
-pick_cuda_host_compiler() {
-	local v probe=/tmp/gsst-cuda-probe.cu
-	command -v nvcc >/dev/null || return 0
-	# the C library's math headers are where new suites and CUDA disagree
-	printf '#include <cmath>\n__global__ void k(float *x) { x[0] = sqrtf(x[0]); }\n' > $probe
-	nvcc -c $probe -o /dev/null 2>/dev/null && return 0
-	for v in 15 14 13 12; do
-		if apt-cache show "g++-$v" >/dev/null 2>&1 &&
-			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "g++-$v" >/dev/null &&
-			nvcc -ccbin "g++-$v" -c $probe -o /dev/null 2>/dev/null; then
-			echo "== nvcc cannot build with this suite's g++; the GPU library is built with g++-$v"
-			export GSST_GPU_CCBIN=g++-$v
-			return 0
-		fi
-	done
-	echo "== GPU package: not built here: nvcc ($(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')) builds with no g++ of this suite"
-	nvcc -c $probe -o /dev/null 2>&1 | grep -m1 error || true
-	export GSST_DEB_GPU=no
 }
 
 # build_in_root MAJOR SUITE: make deb in SUITE's root of the matrix; the
@@ -97,11 +105,7 @@ build_in_root() {
 			apt-get update -q
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends make
 		}
-		cd /build/gsst-deb
-		make deps-deb PG_MAJOR=$major
-		$(declare -f pick_cuda_host_compiler)
-		pick_cuda_host_compiler
-		make deb PG_MAJOR=$major"
+		cd /build/gsst-deb && make deb PG_MAJOR=$major"
 	root_umount "$dir"
 	trap - EXIT
 	rm -rf --one-file-system "$OUT"
