@@ -400,6 +400,7 @@ check_abi(const char *lib_path)
 	void		(*config_default) (gsst_gpu_config *);
 	int			(*host_register) (gsst_gpu *, void *, size_t);
 	int			(*host_unregister) (gsst_gpu *, void *);
+	int			have_all;
 	gsst_gpu_config cfg;
 	gsst_gpu   *ctx = (gsst_gpu *) 1;
 	int			rc;
@@ -418,10 +419,10 @@ check_abi(const char *lib_path)
 	*(void **) &config_default = dlsym(lib, "gsst_gpu_config_default");
 	*(void **) &host_register = dlsym(lib, "gsst_gpu_host_register");
 	*(void **) &host_unregister = dlsym(lib, "gsst_gpu_host_unregister");
-	CHECK(init && shutdown && strerr && init_error && encode && decode && config_default &&
-		  host_register && host_unregister, "missing symbols");
-	if (!(init && shutdown && strerr && init_error && encode && decode && config_default &&
-		  host_register && host_unregister))
+	have_all = init && shutdown && strerr && init_error && encode && decode && config_default &&
+		host_register && host_unregister;
+	CHECK(have_all, "missing symbols");
+	if (!have_all)
 		return;
 	/* the codec's own symbols stay private to the library */
 	CHECK(dlsym(lib, "gsst_tile_encode") == NULL || dlsym(lib, "gsst_tile_encode") == (void *) gsst_tile_encode,
@@ -483,19 +484,21 @@ check_abi(const char *lib_path)
 							pinned_len = 0;
 
 				CHECK(pinned != NULL, "aligned_alloc");
-				if (pinned == NULL)
-					return;
-				memcpy(pinned, "hello", 5);
-				CHECK(encode(ctx, NULL, 0, (const uint8_t *) "hello", off, 1, tile, sizeof(tile),
-							 &tile_len) == GSST_GPU_OK, "encode of 5 bytes");
-				rc = host_register(ctx, pinned, pinned_bytes);
-				CHECK(rc == GSST_GPU_OK, "host_register: %s", strerr(rc));
-				CHECK(encode(ctx, NULL, 0, pinned, off, 1, pinned + 4096, pinned_bytes - 4096,
-							 &pinned_len) == GSST_GPU_OK, "encode from pinned memory");
-				CHECK(pinned_len == tile_len && memcmp(pinned + 4096, tile, tile_len) == 0,
-					  "pinned memory gives another tile");
-				CHECK(rc != GSST_GPU_OK || host_unregister(ctx, pinned) == GSST_GPU_OK, "host_unregister");
-				free(pinned);
+				if (pinned != NULL)
+				{
+					memcpy(pinned, "hello", 5);
+					CHECK(encode(ctx, NULL, 0, (const uint8_t *) "hello", off, 1, tile, sizeof(tile),
+								 &tile_len) == GSST_GPU_OK, "encode of 5 bytes");
+					rc = host_register(ctx, pinned, pinned_bytes);
+					CHECK(rc == GSST_GPU_OK, "host_register: %s", strerr(rc));
+					CHECK(encode(ctx, NULL, 0, pinned, off, 1, pinned + 4096, pinned_bytes - 4096,
+								 &pinned_len) == GSST_GPU_OK, "encode from pinned memory");
+					CHECK(pinned_len == tile_len && memcmp(pinned + 4096, tile, tile_len) == 0,
+						  "pinned memory gives another tile");
+					CHECK(rc != GSST_GPU_OK || host_unregister(ctx, pinned) == GSST_GPU_OK,
+						  "host_unregister");
+					free(pinned);
+				}
 			}
 			shutdown(ctx);
 		}
