@@ -31,7 +31,7 @@ VERSION=$(dpkg-parsechangelog -l "$REPO/debian/changelog" -S Version 2>/dev/null
 # pick_cuda_host_compiler: where nvcc cannot build with the suite's default
 # g++ (too new for it, or headers it conflicts with), the newest g++-N it
 # can (installed from the suite when run as root) in GSST_GPU_CCBIN; with
-# none, GSST_DEB_GPU=no, said aloud
+# none, says so and fails
 pick_cuda_host_compiler() {
 	local v probe
 	probe=$(mktemp --suffix=.cu)
@@ -54,7 +54,7 @@ pick_cuda_host_compiler() {
 	echo "== GPU package: not built here: nvcc ($(nvcc --version | sed -n 's/.*release \([0-9.]*\).*/\1/p')) builds with no g++ of this suite"
 	nvcc -c "$probe" -o /dev/null 2>&1 | grep -m1 error || true
 	rm -f "$probe"
-	export GSST_DEB_GPU=no
+	return 1
 }
 
 build() {
@@ -69,14 +69,13 @@ build() {
 	cd "$src"
 	pg_buildext updatecontrol
 	local profiles=()
-	if [ "${GSST_DEB_GPU:-yes}" != no ] && command -v nvcc >/dev/null; then
-		pick_cuda_host_compiler
-	fi
-	if [ "${GSST_DEB_GPU:-yes}" != no ] && command -v nvcc >/dev/null; then
+	if [ "${GSST_DEB_GPU:-yes}" = no ]; then
+		echo "== GPU package: not built (GSST_DEB_GPU=no)"
+	elif ! command -v nvcc >/dev/null; then
+		echo "== GPU package: not built (nvcc not found)"
+	elif pick_cuda_host_compiler; then
 		profiles=(--build-profiles=pkg.gsst.gpu)
 		echo "== GPU package: building it with $(command -v nvcc)"
-	else
-		echo "== GPU package: not built ($([ "${GSST_DEB_GPU:-yes}" = no ] && echo GSST_DEB_GPU=no || echo 'nvcc not found'))"
 	fi
 	DEB_BUILD_OPTIONS=nocheck dpkg-buildpackage -us -uc -b "${profiles[@]}"
 	ls -1 "$OUT"/*.deb
