@@ -38,7 +38,7 @@ catalog_callback(Datum arg, Oid relid)
 }
 
 /* Versions of the SQL objects (sql/gsst--*.sql) this library serves. */
-static const char *const served_versions[] = {"1.0", "1.1", "1.2"};
+static const char *const served_versions[] = {"1.0", "1.1", "1.2", "1.3"};
 
 /* The installed version of the extension's SQL objects, or NULL. */
 static char *
