@@ -120,6 +120,8 @@ CREATE TYPE gsst.passthrough (
     COLLATABLE = true
 );
 COMMENT ON TYPE gsst.passthrough IS 'internal to gsst: relabels text as gsst without rewriting';
+-- Only the DDL hook's casts use it: no role stores a value of it.
+REVOKE USAGE ON TYPE gsst.passthrough FROM PUBLIC;
 
 --------------------------------------------------------------------------
 -- Conversions
@@ -171,7 +173,6 @@ CREATE CAST (@extschema@.gsst AS @extschema@.gsst)
 
 CREATE CAST (text AS gsst.passthrough) WITHOUT FUNCTION;
 CREATE CAST (varchar AS gsst.passthrough) WITHOUT FUNCTION;
-CREATE CAST (@extschema@.gsst AS gsst.passthrough) WITHOUT FUNCTION;
 CREATE CAST (gsst.passthrough AS @extschema@.gsst) WITHOUT FUNCTION;
 
 --------------------------------------------------------------------------
@@ -471,10 +472,6 @@ CREATE FUNCTION gsst.compress_table(rel regclass, column_name name DEFAULT NULL,
     AS 'MODULE_PATHNAME', 'gsst_compress_table' LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION gsst.compress_table(regclass, name, boolean, integer) IS
     're-encode every value of the gsst columns with their current dictionary (retrain: learn a new one first), rewriting the table as VACUUM FULL does, with up to workers parallel workers (default max_parallel_maintenance_workers); returns the number of values encoded';
-
-CREATE FUNCTION gsst.load_rows(bigint) RETURNS SETOF record
-    AS 'MODULE_PATHNAME', 'gsst_load_rows' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
-COMMENT ON FUNCTION gsst.load_rows(bigint) IS 'internal to gsst.load';
 
 -- Source columns go to the columns named by columns, in order, as with
 -- INSERT INTO target (columns) SELECT; without it, by position to those

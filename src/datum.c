@@ -38,6 +38,21 @@ gsst_verify_text(const char *data, Size len)
 						GetDatabaseEncodingName())));
 }
 
+/*
+ * Bytes that are to become a gsst value: text's own rule and error (22021),
+ * so that a gsst column never holds what a text column would refuse, and a
+ * dump of it always restores.
+ */
+void
+gsst_verify_input(const char *data, Size len)
+{
+	if (len > (Size) PG_INT32_MAX)
+		ereport(ERROR,
+				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+				 errmsg("gsst value of %zu bytes is too long", len)));
+	(void) pg_verify_mbstr(GetDatabaseEncoding(), data, (int) len, false);
+}
+
 bool
 gsst_value_is_raw(const struct varlena *value)
 {
@@ -233,7 +248,7 @@ gsst_datum_canonical(const struct varlena *value)
 	const char *bytes = gsst_value_bytes(value, &len, &buf);
 	struct varlena *result;
 
-	gsst_verify_text(bytes, len);
+	gsst_verify_input(bytes, len);
 	result = gsst_datum_encode(gsst_dict_encoder(table_id), table_id, bytes, len);
 	if (buf.data)
 		pfree(buf.data);

@@ -605,9 +605,14 @@ map_set_compression(AlterTableStmt *stmt, AlterTableCmd *cmd, DdlContext *ctx)
 	conv->colname = pstrdup(cmd->name);
 	conv->family = gsst_next_family();
 	ctx->converted = lappend(ctx->converted, conv);
+	/*
+	 * A gsst column needs no USING: its coercion to gsst(family) is
+	 * relabelled while ctx->relabel holds (gsst_relabel_families).
+	 */
 	return list_make1(alter_type_cmd(cmd->name,
 									 makeTypeNameFromOid(cat->gsst_type, conv->family),
 									 collid,
+									 typid == cat->gsst_type ? NULL :
 									 relabel_expression(cat, cmd->name, conv->family)));
 }
 

@@ -188,6 +188,7 @@ extern bool gsst_value_is_raw(const struct varlena *value);
 extern uint32 gsst_value_table_id(const struct varlena *value);
 extern void gsst_require_read_right(const struct varlena *value);
 extern void gsst_verify_text(const char *data, Size len);
+extern void gsst_verify_input(const char *data, Size len);
 extern GSST_NORETURN void gsst_report_corrupt(const char *what, int status);
 
 /*

@@ -63,16 +63,20 @@
  */
 #define LOAD_POOL_MIN_BYTES		(1024 * 1024)
 
-/* A batch of source rows on its way into the target. */
+/*
+ * A batch of source rows on its way into the target: the tuple tables SPI
+ * fetched them in, and the values of its gsst columns to encode.
+ */
 typedef struct LoadBatch
 {
 	GsstBatch  *encode;
-	SPITupleTable *tuptable;
+	SPITupleTable **chunks;		/* the rows, as fetched */
+	int			nchunks;
+	int			chunks_cap;
 	uint64		nrows;
+	Size		tuple_bytes;	/* of the fetched tuples */
 	int32	   *value_index;	/* per row and gsst column: value, or -1 */
 	uint64		value_rows;		/* rows value_index has room for */
-	const int  *source_col;		/* per gsst column: its source column */
-	int64		token;
 	uint64		first_row;		/* its first row's number in the source, from 1 */
 } LoadBatch;
 
@@ -86,10 +90,20 @@ typedef struct LoadPlan
 	GsstColumn *columns;
 	bool		may_learn;
 	TupleDesc	source_desc;
+	TupleDesc	batch_desc;		/* the rows the INSERT reads: gsst columns as gsst */
+	int			batch_rows;		/* rows a batch holds at most */
+	uint64		chunk_rows;		/* rows the next fetch asks for */
+	uint64		rows_seen;		/* rows, text and tuple bytes read so far */
+	Size		text_seen;
+	Size		tuple_seen;
 } LoadPlan;
 
-static LoadBatch *current_load = NULL;
-static int64 load_token = 0;
+/*
+ * The INSERT reads a batch from an ephemeral named relation of this name,
+ * registered in gsst.load's own SPI connection: no other query, trigger or
+ * function sees it, and its columns have the types gsst.load gave them.
+ */
+#define LOAD_BATCH_RELATION "gsst_load_batch"
 
 /* Train a family's first table from a sample of a batch, as learning does. */
 static void
@@ -151,20 +165,12 @@ source_text(Datum d, Oid typid, Oid gsst_type, Size *len, GsstBuffer *buf,
 	return VARDATA_ANY(value);
 }
 
-/*
- * A batch of the rows of tuptable: reuse, a batch done with, filled again,
- * or else a new one.
- */
+/* An empty batch: reuse, a batch done with, or else a new one. */
 static LoadBatch *
-make_load_batch(LoadPlan *lp, SPITupleTable *tuptable, uint64 nrows, MemoryContext parent,
-				LoadBatch *reuse)
+begin_load_batch(LoadPlan *lp, MemoryContext parent, LoadBatch *reuse)
 {
-	const GsstCatalog *cat = gsst_catalog(false);
 	GsstBatch  *encode;
 	LoadBatch  *batch;
-	MemoryContext old;
-	GsstBuffer	decoded = GSST_BUFFER_INIT;
-	bool		need_learning = false;
 
 	if (reuse != NULL)
 	{
@@ -178,31 +184,51 @@ make_load_batch(LoadPlan *lp, SPITupleTable *tuptable, uint64 nrows, MemoryConte
 		batch = MemoryContextAllocZero(encode->cxt, sizeof(LoadBatch));
 		batch->encode = encode;
 	}
-	old = MemoryContextSwitchTo(encode->cxt);
-	decoded.cxt = encode->cxt;
-	batch->tuptable = tuptable;
-	batch->nrows = nrows;
-	batch->source_col = lp->source_col;
-	if (batch->value_rows < nrows)
-	{
-		if (batch->value_index != NULL)
-			pfree(batch->value_index);
-		batch->value_index = MemoryContextAllocHuge(encode->cxt, sizeof(int32) * nrows *
-													Max(lp->ncolumns, 1));
-		batch->value_rows = nrows;
-	}
+	batch->nchunks = 0;
+	batch->nrows = 0;
+	batch->tuple_bytes = 0;
 	for (int c = 0; c < lp->ncolumns; c++)
-	{
 		gsst_batch_set_table(&encode->columns[c], lp->columns[c].family,
 							 lp->columns[c].table_id, lp->columns[c].encoder, encode->cxt);
-		if (lp->columns[c].table_id == 0 && lp->may_learn)
-			need_learning = true;
+	return batch;
+}
+
+/* Add the rows of a fetched tuple table to the batch; it keeps the table. */
+static void
+add_load_chunk(LoadPlan *lp, LoadBatch *batch, SPITupleTable *tuptable, uint64 nrows)
+{
+	const GsstCatalog *cat = gsst_catalog(false);
+	GsstBatch  *encode = batch->encode;
+	MemoryContext old = MemoryContextSwitchTo(encode->cxt);
+	GsstBuffer	decoded = GSST_BUFFER_INIT;
+	uint64		need = batch->nrows + nrows;
+
+	decoded.cxt = encode->cxt;
+	if (batch->nchunks == batch->chunks_cap)
+	{
+		batch->chunks_cap = Max(8, batch->chunks_cap * 2);
+		batch->chunks = batch->chunks == NULL ?
+			palloc(sizeof(SPITupleTable *) * batch->chunks_cap) :
+			repalloc(batch->chunks, sizeof(SPITupleTable *) * batch->chunks_cap);
+	}
+	batch->chunks[batch->nchunks++] = tuptable;
+	if (batch->value_rows < need)
+	{
+		uint64		rows = Max(need, batch->value_rows * 2);
+		Size		bytes = sizeof(int32) * rows * Max(lp->ncolumns, 1);
+
+		batch->value_index = batch->value_index == NULL ?
+			MemoryContextAllocHuge(encode->cxt, bytes) :
+			repalloc_huge(batch->value_index, bytes);
+		batch->value_rows = rows;
 	}
 
 	for (uint64 r = 0; r < nrows; r++)
 	{
 		HeapTuple	tup = tuptable->vals[r];
+		int32	   *index = batch->value_index + (batch->nrows + r) * lp->ncolumns;
 
+		batch->tuple_bytes += tup->t_len;
 		for (int c = 0; c < lp->ncolumns; c++)
 		{
 			int			src = lp->source_col[c];
@@ -223,81 +249,182 @@ make_load_batch(LoadPlan *lp, SPITupleTable *tuptable, uint64 nrows, MemoryConte
 				if (detoasted)
 					pfree(detoasted);
 			}
-			batch->value_index[r * lp->ncolumns + c] = vi;
+			index[c] = vi;
 		}
 		if ((r & 1023) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
-
-	/* a new column learns its first table from the first batch */
-	if (need_learning)
-	{
-		for (int c = 0; c < lp->ncolumns; c++)
-		{
-			GsstColumn *gc = &lp->columns[c];
-
-			if (gc->table_id != 0)
-				continue;
-			learn_from_batch(gc, &encode->columns[c]);
-			gsst_column_resolve(gc, parent);
-			if (gc->table_id != 0)
-			{
-				/* the values gathered so far go with the new table */
-				gsst_batch_use_table(&encode->columns[c], gc->table_id, gc->encoder,
-									 encode->cxt);
-			}
-		}
-		lp->may_learn = false;
-	}
+	batch->nrows = need;
 	if (decoded.data)
 		pfree(decoded.data);
 	MemoryContextSwitchTo(old);
-	return batch;
 }
 
 /*
- * gsst.load_rows(token): the rows of the batch gsst.load is inserting, with
- * the gsst columns encoded.  Internal to gsst.load.
+ * A batch ends at batch_rows rows, or, as the rewrite's batches do, once it
+ * holds gsst.batch_bytes of text or four times that of tuples: wide rows
+ * make short batches, so that memory does not grow with the row width.
+ */
+static bool
+load_batch_full(const LoadPlan *lp, const LoadBatch *batch)
+{
+	return batch->nrows >= (uint64) lp->batch_rows ||
+		gsst_batch_raw_bytes(batch->encode) >= (Size) gsst_batch_bytes ||
+		batch->tuple_bytes >= 4 * (Size) gsst_batch_bytes;
+}
+
+/*
+ * Rows the next fetch asks for: what fills the batch at the rows' average
+ * size so far, at most four times the last fetch, so that the first rows
+ * of unknown width come a few at a time.
+ */
+static uint64
+next_chunk_rows(LoadPlan *lp, const LoadBatch *batch)
+{
+	uint64		left = (uint64) lp->batch_rows - batch->nrows;
+	uint64		rows = Max(lp->chunk_rows * 4, 1);
+
+	if (lp->rows_seen > 0)
+	{
+		double		text_per_row = (double) lp->text_seen / lp->rows_seen;
+		double		tuple_per_row = (double) lp->tuple_seen / lp->rows_seen;
+		double		text_left = (double) gsst_batch_bytes - gsst_batch_raw_bytes(batch->encode);
+		double		tuple_left = 4.0 * gsst_batch_bytes - batch->tuple_bytes;
+		double		fit = Min(text_per_row > 0 ? text_left / text_per_row : left,
+							  tuple_per_row > 0 ? tuple_left / tuple_per_row : left);
+
+		if (fit < (double) rows)
+			rows = (uint64) Max(fit, 1.0);
+	}
+	return Min(rows, left);
+}
+
+/* Read the next batch from the source; NULL when it has no more rows. */
+static LoadBatch *
+read_load_batch(LoadPlan *lp, Portal portal, MemoryContext parent, LoadBatch *reuse,
+				bool *source_done)
+{
+	LoadBatch  *batch = begin_load_batch(lp, parent, reuse);
+
+	while (!load_batch_full(lp, batch))
+	{
+		uint64		want = next_chunk_rows(lp, batch);
+		uint64		got;
+		Size		text_before = gsst_batch_raw_bytes(batch->encode);
+		Size		tuples_before = batch->tuple_bytes;
+
+		SPI_cursor_fetch(portal, true, (long) want);
+		got = SPI_processed;
+		if (got > 0)
+			add_load_chunk(lp, batch, SPI_tuptable, got);
+		else
+			SPI_freetuptable(SPI_tuptable);
+		lp->chunk_rows = want;
+		lp->rows_seen += got;
+		lp->text_seen += gsst_batch_raw_bytes(batch->encode) - text_before;
+		lp->tuple_seen += batch->tuple_bytes - tuples_before;
+		if (got < want)
+		{
+			*source_done = true;
+			break;
+		}
+	}
+	if (batch->nrows == 0)
+	{
+		gsst_batch_free(batch->encode);
+		return NULL;
+	}
+	return batch;
+}
+
+/* A new column learns its first table from the first batch. */
+static void
+learn_from_first_batch(LoadPlan *lp, LoadBatch *batch, MemoryContext parent)
+{
+	GsstBatch  *encode = batch->encode;
+
+	for (int c = 0; c < lp->ncolumns; c++)
+	{
+		GsstColumn *gc = &lp->columns[c];
+
+		if (gc->table_id != 0)
+			continue;
+		learn_from_batch(gc, &encode->columns[c]);
+		gsst_column_resolve(gc, parent);
+		if (gc->table_id != 0)
+		{
+			/* the values gathered so far go with the new table */
+			gsst_batch_use_table(&encode->columns[c], gc->table_id, gc->encoder,
+								 encode->cxt);
+		}
+	}
+	lp->may_learn = false;
+}
+
+/* Let go of the fetched rows of a batch that is inserted. */
+static void
+release_load_chunks(LoadBatch *batch)
+{
+	for (int i = 0; i < batch->nchunks; i++)
+		SPI_freetuptable(batch->chunks[i]);
+	batch->nchunks = 0;
+}
+
+/*
+ * The rows of a finished batch as the INSERT reads them: the source's,
+ * with each gsst column's value encoded.  The store spills to disk past
+ * work_mem, as a tuplestore does.
+ */
+static Tuplestorestate *
+batch_rows_store(const LoadPlan *lp, LoadBatch *batch)
+{
+	Tuplestorestate *store = tuplestore_begin_heap(false, false, work_mem);
+	int			natts = lp->batch_desc->natts;
+	Datum	   *values = palloc(sizeof(Datum) * natts);
+	bool	   *nulls = palloc(sizeof(bool) * natts);
+	uint64		row = 0;
+
+	for (int k = 0; k < batch->nchunks; k++)
+	{
+		SPITupleTable *chunk = batch->chunks[k];
+		uint64		n = chunk->numvals;
+
+		for (uint64 r = 0; r < n; r++, row++)
+		{
+			const int32 *index = batch->value_index + row * lp->ncolumns;
+
+			heap_deform_tuple(chunk->vals[r], chunk->tupdesc, values, nulls);
+			for (int c = 0; c < lp->ncolumns; c++)
+			{
+				/* index < 0: NULL, or a gsst value already encoded with the table */
+				if (index[c] >= 0)
+					values[lp->source_col[c]] =
+						PointerGetDatum(batch->encode->columns[c].results[index[c]]);
+			}
+			tuplestore_putvalues(store, lp->batch_desc, values, nulls);
+			if ((r & 1023) == 0)
+				CHECK_FOR_INTERRUPTS();
+		}
+	}
+	pfree(values);
+	pfree(nulls);
+	return store;
+}
+
+/*
+ * gsst.load_rows(bigint) of extension versions before 1.3: gsst.load no
+ * longer reads its batches through a function, and this one refuses every
+ * caller.
  */
 PG_FUNCTION_INFO_V1(gsst_load_rows);
 Datum
 gsst_load_rows(PG_FUNCTION_ARGS)
 {
-	int64		token = PG_GETARG_INT64(0);
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	LoadBatch  *batch = current_load;
-	TupleDesc	src_desc;
-	int			ncolumns;
-	Datum	   *values;
-	bool	   *nulls;
-
-	if (batch == NULL || batch->token != token)
-		ereport(ERROR,
-				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
-				 errmsg("gsst.load_rows() can only be called by gsst.load()")));
-	InitMaterializedSRF(fcinfo, MAT_SRF_USE_EXPECTED_DESC);
-	src_desc = batch->tuptable->tupdesc;
-	if (rsinfo->setDesc->natts != src_desc->natts)
-		elog(ERROR, "gsst.load_rows: expected %d columns, the batch has %d",
-			 rsinfo->setDesc->natts, src_desc->natts);
-	ncolumns = batch->encode->ncolumns;
-	values = palloc(sizeof(Datum) * src_desc->natts);
-	nulls = palloc(sizeof(bool) * src_desc->natts);
-	for (uint64 r = 0; r < batch->nrows; r++)
-	{
-		heap_deform_tuple(batch->tuptable->vals[r], src_desc, values, nulls);
-		for (int c = 0; c < ncolumns; c++)
-		{
-			int32		vi = batch->value_index[r * ncolumns + c];
-
-			/* vi < 0: NULL, or a gsst value already encoded with the table */
-			if (vi >= 0)
-				values[batch->source_col[c]] =
-					PointerGetDatum(batch->encode->columns[c].results[vi]);
-		}
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-	return (Datum) 0;
+	ereport(ERROR,
+			(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+			 errmsg("gsst.load_rows() is no longer served"),
+			 errhint("ALTER EXTENSION gsst UPDATE removes it.")));
+	PG_RETURN_NULL();
 }
 
 /*
@@ -411,12 +538,11 @@ static SPIPlanPtr
 prepare_insert(const char *sql)
 {
 	MemoryContext cxt = CurrentMemoryContext;
-	Oid			argtype = INT8OID;
 	SPIPlanPtr	plan;
 
 	PG_TRY();
 	{
-		plan = SPI_prepare(sql, 1, &argtype);
+		plan = SPI_prepare(sql, 0, NULL);
 	}
 	PG_CATCH();
 	{
@@ -429,29 +555,32 @@ prepare_insert(const char *sql)
 	return plan;
 }
 
-/* Insert a finished batch through the prepared INSERT ... SELECT. */
+/*
+ * Insert a finished batch through the prepared INSERT ... SELECT, which
+ * reads it from the batch relation.
+ */
 static uint64
-write_load_batch(SPIPlanPtr insert_plan, const char *insert_sql, LoadBatch *batch)
+write_load_batch(const LoadPlan *lp, SPIPlanPtr insert_plan, const char *insert_sql,
+				 EphemeralNamedRelation batch_rel, LoadBatch *batch)
 {
 	MemoryContext cxt = CurrentMemoryContext;
-	LoadBatch  *outer = current_load;
-	Datum		arg;
+	Tuplestorestate *store = batch_rows_store(lp, batch);
 	int			rc;
 
-	batch->token = ++load_token;
-	arg = Int64GetDatum(batch->token);
-	current_load = batch;
+	batch_rel->reldata = store;
+	batch_rel->md.enrtuples = (double) batch->nrows;
 	PG_TRY();
 	{
-		rc = SPI_execute_plan(insert_plan, &arg, NULL, false, 0);
+		rc = SPI_execute_plan(insert_plan, NULL, NULL, false, 0);
 	}
 	PG_CATCH();
 	{
-		current_load = outer;
+		batch_rel->reldata = NULL;
 		rethrow_as_load(cxt, insert_sql);
 	}
 	PG_END_TRY();
-	current_load = outer;
+	batch_rel->reldata = NULL;
+	tuplestore_end(store);
 	if (rc != SPI_OK_INSERT)
 		elog(ERROR, "gsst.load: INSERT failed: %s", SPI_result_code_string(rc));
 	return SPI_processed;
@@ -557,6 +686,7 @@ gsst_load(PG_FUNCTION_ARGS)
 	Portal		portal;
 	LoadPlan	lp;
 	StringInfoData sql;
+	EphemeralNamedRelation batch_rel;
 	LoadBatch  *pending = NULL;
 	LoadBatch  *spare = NULL;
 	uint64		total = 0;
@@ -678,7 +808,10 @@ gsst_load(PG_FUNCTION_ARGS)
 	lp.columns = palloc0(sizeof(GsstColumn) * lp.nsource);
 	lp.may_learn = gsst_learn_sample_bytes > 0;
 
-	/* INSERT INTO target (cols) SELECT * FROM gsst.load_rows($1) AS r(...) */
+	lp.batch_desc = CreateTemplateTupleDesc(lp.nsource);
+	lp.batch_rows = batch_rows;
+
+	/* INSERT INTO target (cols) SELECT * FROM gsst_load_batch */
 	initStringInfo(&sql);
 	appendStringInfo(&sql, "INSERT INTO %s (",
 					 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
@@ -686,7 +819,7 @@ gsst_load(PG_FUNCTION_ARGS)
 	for (int i = 0; i < lp.nsource; i++)
 		appendStringInfo(&sql, "%s%s", i ? ", " : "",
 						 quote_identifier(NameStr(TupleDescAttr(desc, target_att[i])->attname)));
-	appendStringInfoString(&sql, ") SELECT * FROM gsst.load_rows($1) AS r(");
+	appendStringInfoString(&sql, ") SELECT * FROM " LOAD_BATCH_RELATION);
 	for (int i = 0; i < lp.nsource; i++)
 	{
 		Form_pg_attribute tatt = TupleDescAttr(desc, target_att[i]);
@@ -731,14 +864,24 @@ gsst_load(PG_FUNCTION_ARGS)
 					 errhint("Cast it in the source query.") :
 					 errhint("Cast it in the source query, or name the target columns with the columns argument.")));
 		}
-		appendStringInfo(&sql, "%sc%d %s", i ? ", " : "", i + 1,
-						 format_type_extended(typid, typmod,
-											  FORMAT_TYPE_TYPEMOD_GIVEN | FORMAT_TYPE_FORCE_QUALIFY));
-		if (satt->attcollation != InvalidOid && satt->attcollation != DEFAULT_COLLATION_OID)
-			appendStringInfo(&sql, " COLLATE %s", generate_collation_name(satt->attcollation));
+		{
+			char		attname[NAMEDATALEN];
+
+			snprintf(attname, sizeof(attname), "c%d", i + 1);
+			TupleDescInitEntry(lp.batch_desc, i + 1, attname, typid, typmod, 0);
+			TupleDescInitEntryCollation(lp.batch_desc, i + 1, satt->attcollation);
+		}
 	}
-	appendStringInfoChar(&sql, ')');
 	relation_close(rel, NoLock);
+
+	batch_rel = palloc0(sizeof(EphemeralNamedRelationData));
+	batch_rel->md.name = LOAD_BATCH_RELATION;
+	batch_rel->md.reliddesc = InvalidOid;
+	batch_rel->md.tupdesc = lp.batch_desc;
+	batch_rel->md.enrtype = ENR_NAMED_TUPLESTORE;
+	batch_rel->md.enrtuples = (double) batch_rows;
+	if (SPI_register_relation(batch_rel) != SPI_OK_REL_REGISTER)
+		elog(ERROR, "gsst.load: could not register its batch relation");
 
 	ec.insert_sql = sql.data;
 	insert_plan = prepare_insert(sql.data);
@@ -753,18 +896,23 @@ gsst_load(PG_FUNCTION_ARGS)
 
 		if (!source_done)
 		{
-			uint64		nread;
-
 			ec.phase = LOAD_READING;
 			ec.first_row = rows_read + 1;
-			SPI_cursor_fetch(portal, true, batch_rows);
-			nread = SPI_processed;
-			if (nread > 0)
+			current = read_load_batch(&lp, portal, cxt, spare, &source_done);
+			spare = NULL;
+			if (current != NULL)
 			{
-				current = make_load_batch(&lp, SPI_tuptable, nread, cxt, spare);
-				spare = NULL;
 				current->first_row = rows_read + 1;
-				rows_read += nread;
+				rows_read += current->nrows;
+				if (lp.may_learn)
+				{
+					bool		need_learning = false;
+
+					for (int c = 0; c < lp.ncolumns; c++)
+						need_learning |= lp.columns[c].table_id == 0;
+					if (need_learning)
+						learn_from_first_batch(&lp, current, cxt);
+				}
 				gsst_batch_submit(current->encode);
 				/* as parallel CREATE INDEX: max_parallel_maintenance_workers */
 				if (current->encode->request == NULL && current->encode->nparts > 0 &&
@@ -777,8 +925,6 @@ gsst_load(PG_FUNCTION_ARGS)
 				if (current->encode->request == NULL && pool != NULL)
 					gsst_encode_pool_submit(pool, current->encode);
 			}
-			if (nread < (uint64) batch_rows)
-				source_done = true;
 			ec.phase = LOAD_CALL;
 		}
 		if (pending != NULL)
@@ -789,14 +935,13 @@ gsst_load(PG_FUNCTION_ARGS)
 			if (pool != NULL)
 				gsst_encode_pool_collect(pool, pending->encode);
 			gsst_batch_finish(pending->encode);
-			total += write_load_batch(insert_plan, ec.insert_sql, pending);
+			total += write_load_batch(&lp, insert_plan, ec.insert_sql, batch_rel, pending);
 			ec.phase = LOAD_CALL;
 			if (pending->encode->used_worker)
 				batches_on_worker++;
 			else
 				batches_here++;
-			SPI_freetuptable(pending->tuptable);
-			pending->tuptable = NULL;
+			release_load_chunks(pending);
 			if (spare != NULL)
 				gsst_batch_free(spare->encode);
 			spare = pending;

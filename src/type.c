@@ -45,8 +45,11 @@ gsst_in(PG_FUNCTION_ARGS)
 {
 	char	   *str = PG_GETARG_CSTRING(0);
 	int32		typmod = PG_GETARG_INT32(2);
+	Size		len = strlen(str);
 
-	PG_RETURN_POINTER(gsst_encode_bytes(str, strlen(str), typmod_family(typmod),
+	/* a C string from a caller other than the protocol may not be checked */
+	gsst_verify_input(str, len);
+	PG_RETURN_POINTER(gsst_encode_bytes(str, len, typmod_family(typmod),
 										GSST_LEARN_FROM_WRITES));
 }
 

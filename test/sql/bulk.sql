@@ -321,7 +321,6 @@ SELECT gsst.load('lt', 'SELECT id, c, note, note FROM bulk_src');
 SELECT gsst.load('lt', 'SELECT id, c, note FROM bulk_src', 0);
 SELECT gsst.load('lt', 'SELECT id, c, note FROM bulk_src WHERE id = 1');
 SELECT gsst.load('ct_view', 'SELECT 1');
-SELECT gsst.load_rows(1);
 
 SELECT failed_batches, in_flight FROM gsst.worker_status;
 
