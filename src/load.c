@@ -674,7 +674,8 @@ gsst_load(PG_FUNCTION_ARGS)
 	Oid			target;
 	char	   *query;
 	int			batch_rows = PG_ARGISNULL(2) ? 10000 : PG_GETARG_INT32(2);
-	ArrayType  *names = PG_ARGISNULL(3) ? NULL : PG_GETARG_ARRAYTYPE_P(3);
+	/* version 1.0 of the SQL objects declares no columns argument */
+	ArrayType  *names = PG_NARGS() < 4 || PG_ARGISNULL(3) ? NULL : PG_GETARG_ARRAYTYPE_P(3);
 	const GsstCatalog *cat = gsst_catalog(false);
 	Relation	rel;
 	TupleDesc	desc;

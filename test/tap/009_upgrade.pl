@@ -26,6 +26,14 @@ my $dicts = $node->safe_psql('old',
 cmp_ok($node->safe_psql('old', 'SELECT count(*) FROM t WHERE gsst.value_dictionary(c) IS NOT NULL'),
 	'>', 5000, 'version 1.0 stored compressed values');
 
+# the library serves 1.0's SQL objects, but not the batch function 1.0
+# to 1.2 had, which any role could call
+my ($rc0, $out0, $err0) = $node->psql('old', q{SELECT * FROM gsst.load_rows(1) AS r(c text)});
+like($err0, qr/gsst\.load_rows\(\) is no longer served/, 'gsst.load_rows of an older version is refused');
+is($node->safe_psql('old', q{SELECT gsst.load('t', 'SELECT 6001, ''loaded before the update''')}),
+	'1', 'gsst.load works on the older version');
+$node->safe_psql('old', 'DELETE FROM t WHERE id = 6001');
+
 $node->safe_psql('old', 'ALTER EXTENSION gsst UPDATE');
 is($node->safe_psql('old', "SELECT extversion FROM pg_extension WHERE extname = 'gsst'"),
 	'1.3', 'updated to 1.3');
@@ -49,6 +57,15 @@ my $objects = q{
 	  UNION ALL
 	  SELECT format('event trigger %s %s %s %s', evtname, evtevent, evtenabled, evttags)
 	  FROM pg_event_trigger
+	  UNION ALL
+	  SELECT format('cast %s -> %s %s %s %s', c.castsource::regtype, c.casttarget::regtype,
+	                c.castfunc::regprocedure, c.castcontext, c.castmethod)
+	  FROM pg_cast c JOIN pg_depend e ON e.classid = 'pg_cast'::regclass AND e.objid = c.oid
+	  WHERE e.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'gsst') AND e.deptype = 'e'
+	  UNION ALL
+	  SELECT format('type %s public may use: %s', t.oid::regtype, has_type_privilege('public', t.oid, 'USAGE'))
+	  FROM pg_type t JOIN pg_depend e ON e.classid = 'pg_type'::regclass AND e.objid = t.oid
+	  WHERE e.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'gsst') AND e.deptype = 'e'
 	  UNION ALL
 	  SELECT format('config %s', unnest(extconfig)::regclass) FROM pg_extension WHERE extname = 'gsst'
 	  UNION ALL
