@@ -417,14 +417,15 @@ CREATE OPERATOR @extschema@.!~~ (
 -- are those exact matches, beside the type and owned by the extension, so
 -- that no role can create them: for a gsst value as the string a function
 -- works on (its first text argument; either one for strpos and
--- starts_with), and on either side of an operator.  Their bodies name every
--- object by schema; the planner inlines them (parsing them with the call's
--- collation) into text's function on the decoded text, so plans, costs and
--- expression indexes are text's.  SUBSTRING(.. FROM ..), POSITION(.. IN
--- ..), TRIM(..), OVERLAY(.. PLACING ..), NORMALIZE(..) and IS NORMALIZED
--- call pg_catalog's by name.  concat, concat_ws and format take "any": a
--- role can offer a better match for text there too.  test/sql/shadowing.sql
--- checks the list.
+-- starts_with), and on either side of an operator.  Most are SQL functions
+-- whose bodies name every object by schema; the planner inlines them
+-- (parsing them with the call's collation) into text's function on the
+-- decoded text, so plans, costs and expression indexes are text's.  The
+-- pattern operators on (gsst, text) are in C (src/textops.c).  SUBSTRING(..
+-- FROM ..), POSITION(.. IN ..), TRIM(..), OVERLAY(.. PLACING ..),
+-- NORMALIZE(..) and IS NORMALIZED call pg_catalog's by name.  concat,
+-- concat_ws and format take "any": a role can offer a better match for text
+-- there too.  test/sql/shadowing.sql checks the list.
 --------------------------------------------------------------------------
 
 -- counted on the codes, as length(gsst) and octet_length(gsst)
@@ -909,19 +910,27 @@ CREATE OPERATOR @extschema@.!~~ (
     LEFTARG = text, RIGHTARG = @extschema@.gsst, FUNCTION = gsst.gsst_not_like,
     NEGATOR = OPERATOR(@extschema@.~~), RESTRICT = nlikesel, JOIN = nlikejoinsel);
 
+-- The pattern operators: (gsst, text) in C (src/textops.c: under ANY or
+-- ALL an operator is not inlined), (gsst, gsst) inlined into it, and
+-- (text, gsst) inlined into text's.
+
 -- ILIKE and NOT ILIKE
+CREATE FUNCTION gsst.gsst_iclike(@extschema@.gsst, text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'gsst_text_iclike' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION gsst.gsst_not_iclike(@extschema@.gsst, text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'gsst_text_not_iclike' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.~~* (
+    LEFTARG = @extschema@.gsst, RIGHTARG = text, FUNCTION = gsst.gsst_iclike,
+    NEGATOR = OPERATOR(@extschema@.!~~*), RESTRICT = iclikesel, JOIN = iclikejoinsel);
+CREATE OPERATOR @extschema@.!~~* (
+    LEFTARG = @extschema@.gsst, RIGHTARG = text, FUNCTION = gsst.gsst_not_iclike,
+    NEGATOR = OPERATOR(@extschema@.~~*), RESTRICT = icnlikesel, JOIN = icnlikejoinsel);
 CREATE FUNCTION gsst.gsst_iclike(@extschema@.gsst, @extschema@.gsst) RETURNS boolean
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    AS 'SELECT $1::pg_catalog.text OPERATOR(pg_catalog.~~*) $2::pg_catalog.text';
+    AS 'SELECT $1 OPERATOR(@extschema@.~~*) $2::pg_catalog.text';
 CREATE FUNCTION gsst.gsst_not_iclike(@extschema@.gsst, @extschema@.gsst) RETURNS boolean
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    AS 'SELECT $1::pg_catalog.text OPERATOR(pg_catalog.!~~*) $2::pg_catalog.text';
-CREATE FUNCTION gsst.gsst_iclike(@extschema@.gsst, text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    AS 'SELECT $1::pg_catalog.text OPERATOR(pg_catalog.~~*) $2';
-CREATE FUNCTION gsst.gsst_not_iclike(@extschema@.gsst, text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    AS 'SELECT $1::pg_catalog.text OPERATOR(pg_catalog.!~~*) $2';
+    AS 'SELECT $1 OPERATOR(@extschema@.!~~*) $2::pg_catalog.text';
 CREATE FUNCTION gsst.gsst_iclike(text, @extschema@.gsst) RETURNS boolean
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     AS 'SELECT $1 OPERATOR(pg_catalog.~~*) $2::pg_catalog.text';
@@ -935,12 +944,6 @@ CREATE OPERATOR @extschema@.!~~* (
     LEFTARG = @extschema@.gsst, RIGHTARG = @extschema@.gsst, FUNCTION = gsst.gsst_not_iclike,
     NEGATOR = OPERATOR(@extschema@.~~*), RESTRICT = icnlikesel, JOIN = icnlikejoinsel);
 CREATE OPERATOR @extschema@.~~* (
-    LEFTARG = @extschema@.gsst, RIGHTARG = text, FUNCTION = gsst.gsst_iclike,
-    NEGATOR = OPERATOR(@extschema@.!~~*), RESTRICT = iclikesel, JOIN = iclikejoinsel);
-CREATE OPERATOR @extschema@.!~~* (
-    LEFTARG = @extschema@.gsst, RIGHTARG = text, FUNCTION = gsst.gsst_not_iclike,
-    NEGATOR = OPERATOR(@extschema@.~~*), RESTRICT = icnlikesel, JOIN = icnlikejoinsel);
-CREATE OPERATOR @extschema@.~~* (
     LEFTARG = text, RIGHTARG = @extschema@.gsst, FUNCTION = gsst.gsst_iclike,
     NEGATOR = OPERATOR(@extschema@.!~~*), RESTRICT = iclikesel, JOIN = iclikejoinsel);
 CREATE OPERATOR @extschema@.!~~* (
@@ -948,18 +951,22 @@ CREATE OPERATOR @extschema@.!~~* (
     NEGATOR = OPERATOR(@extschema@.~~*), RESTRICT = icnlikesel, JOIN = icnlikejoinsel);
 
 -- Regular expressions: ~ and !~ (SIMILAR TO too)
+CREATE FUNCTION gsst.gsst_regex(@extschema@.gsst, text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'gsst_text_regex' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION gsst.gsst_not_regex(@extschema@.gsst, text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'gsst_text_not_regex' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.~ (
+    LEFTARG = @extschema@.gsst, RIGHTARG = text, FUNCTION = gsst.gsst_regex,
+    NEGATOR = OPERATOR(@extschema@.!~), RESTRICT = regexeqsel, JOIN = regexeqjoinsel);
+CREATE OPERATOR @extschema@.!~ (
+    LEFTARG = @extschema@.gsst, RIGHTARG = text, FUNCTION = gsst.gsst_not_regex,
+    NEGATOR = OPERATOR(@extschema@.~), RESTRICT = regexnesel, JOIN = regexnejoinsel);
 CREATE FUNCTION gsst.gsst_regex(@extschema@.gsst, @extschema@.gsst) RETURNS boolean
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    AS 'SELECT $1::pg_catalog.text OPERATOR(pg_catalog.~) $2::pg_catalog.text';
+    AS 'SELECT $1 OPERATOR(@extschema@.~) $2::pg_catalog.text';
 CREATE FUNCTION gsst.gsst_not_regex(@extschema@.gsst, @extschema@.gsst) RETURNS boolean
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    AS 'SELECT $1::pg_catalog.text OPERATOR(pg_catalog.!~) $2::pg_catalog.text';
-CREATE FUNCTION gsst.gsst_regex(@extschema@.gsst, text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    AS 'SELECT $1::pg_catalog.text OPERATOR(pg_catalog.~) $2';
-CREATE FUNCTION gsst.gsst_not_regex(@extschema@.gsst, text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    AS 'SELECT $1::pg_catalog.text OPERATOR(pg_catalog.!~) $2';
+    AS 'SELECT $1 OPERATOR(@extschema@.!~) $2::pg_catalog.text';
 CREATE FUNCTION gsst.gsst_regex(text, @extschema@.gsst) RETURNS boolean
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     AS 'SELECT $1 OPERATOR(pg_catalog.~) $2::pg_catalog.text';
@@ -973,12 +980,6 @@ CREATE OPERATOR @extschema@.!~ (
     LEFTARG = @extschema@.gsst, RIGHTARG = @extschema@.gsst, FUNCTION = gsst.gsst_not_regex,
     NEGATOR = OPERATOR(@extschema@.~), RESTRICT = regexnesel, JOIN = regexnejoinsel);
 CREATE OPERATOR @extschema@.~ (
-    LEFTARG = @extschema@.gsst, RIGHTARG = text, FUNCTION = gsst.gsst_regex,
-    NEGATOR = OPERATOR(@extschema@.!~), RESTRICT = regexeqsel, JOIN = regexeqjoinsel);
-CREATE OPERATOR @extschema@.!~ (
-    LEFTARG = @extschema@.gsst, RIGHTARG = text, FUNCTION = gsst.gsst_not_regex,
-    NEGATOR = OPERATOR(@extschema@.~), RESTRICT = regexnesel, JOIN = regexnejoinsel);
-CREATE OPERATOR @extschema@.~ (
     LEFTARG = text, RIGHTARG = @extschema@.gsst, FUNCTION = gsst.gsst_regex,
     NEGATOR = OPERATOR(@extschema@.!~), RESTRICT = regexeqsel, JOIN = regexeqjoinsel);
 CREATE OPERATOR @extschema@.!~ (
@@ -986,18 +987,22 @@ CREATE OPERATOR @extschema@.!~ (
     NEGATOR = OPERATOR(@extschema@.~), RESTRICT = regexnesel, JOIN = regexnejoinsel);
 
 -- Regular expressions ignoring case: ~* and !~*
+CREATE FUNCTION gsst.gsst_icregex(@extschema@.gsst, text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'gsst_text_icregex' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION gsst.gsst_not_icregex(@extschema@.gsst, text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'gsst_text_not_icregex' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.~* (
+    LEFTARG = @extschema@.gsst, RIGHTARG = text, FUNCTION = gsst.gsst_icregex,
+    NEGATOR = OPERATOR(@extschema@.!~*), RESTRICT = icregexeqsel, JOIN = icregexeqjoinsel);
+CREATE OPERATOR @extschema@.!~* (
+    LEFTARG = @extschema@.gsst, RIGHTARG = text, FUNCTION = gsst.gsst_not_icregex,
+    NEGATOR = OPERATOR(@extschema@.~*), RESTRICT = icregexnesel, JOIN = icregexnejoinsel);
 CREATE FUNCTION gsst.gsst_icregex(@extschema@.gsst, @extschema@.gsst) RETURNS boolean
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    AS 'SELECT $1::pg_catalog.text OPERATOR(pg_catalog.~*) $2::pg_catalog.text';
+    AS 'SELECT $1 OPERATOR(@extschema@.~*) $2::pg_catalog.text';
 CREATE FUNCTION gsst.gsst_not_icregex(@extschema@.gsst, @extschema@.gsst) RETURNS boolean
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    AS 'SELECT $1::pg_catalog.text OPERATOR(pg_catalog.!~*) $2::pg_catalog.text';
-CREATE FUNCTION gsst.gsst_icregex(@extschema@.gsst, text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    AS 'SELECT $1::pg_catalog.text OPERATOR(pg_catalog.~*) $2';
-CREATE FUNCTION gsst.gsst_not_icregex(@extschema@.gsst, text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    AS 'SELECT $1::pg_catalog.text OPERATOR(pg_catalog.!~*) $2';
+    AS 'SELECT $1 OPERATOR(@extschema@.!~*) $2::pg_catalog.text';
 CREATE FUNCTION gsst.gsst_icregex(text, @extschema@.gsst) RETURNS boolean
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     AS 'SELECT $1 OPERATOR(pg_catalog.~*) $2::pg_catalog.text';
@@ -1011,12 +1016,6 @@ CREATE OPERATOR @extschema@.!~* (
     LEFTARG = @extschema@.gsst, RIGHTARG = @extschema@.gsst, FUNCTION = gsst.gsst_not_icregex,
     NEGATOR = OPERATOR(@extschema@.~*), RESTRICT = icregexnesel, JOIN = icregexnejoinsel);
 CREATE OPERATOR @extschema@.~* (
-    LEFTARG = @extschema@.gsst, RIGHTARG = text, FUNCTION = gsst.gsst_icregex,
-    NEGATOR = OPERATOR(@extschema@.!~*), RESTRICT = icregexeqsel, JOIN = icregexeqjoinsel);
-CREATE OPERATOR @extschema@.!~* (
-    LEFTARG = @extschema@.gsst, RIGHTARG = text, FUNCTION = gsst.gsst_not_icregex,
-    NEGATOR = OPERATOR(@extschema@.~*), RESTRICT = icregexnesel, JOIN = icregexnejoinsel);
-CREATE OPERATOR @extschema@.~* (
     LEFTARG = text, RIGHTARG = @extschema@.gsst, FUNCTION = gsst.gsst_icregex,
     NEGATOR = OPERATOR(@extschema@.!~*), RESTRICT = icregexeqsel, JOIN = icregexeqjoinsel);
 CREATE OPERATOR @extschema@.!~* (
@@ -1024,12 +1023,14 @@ CREATE OPERATOR @extschema@.!~* (
     NEGATOR = OPERATOR(@extschema@.~*), RESTRICT = icregexnesel, JOIN = icregexnejoinsel);
 
 -- ^@: starts with
+CREATE FUNCTION gsst.gsst_starts_with(@extschema@.gsst, text) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'gsst_text_starts_with' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.^@ (
+    LEFTARG = @extschema@.gsst, RIGHTARG = text, FUNCTION = gsst.gsst_starts_with,
+    RESTRICT = prefixsel, JOIN = prefixjoinsel);
 CREATE FUNCTION gsst.gsst_starts_with(@extschema@.gsst, @extschema@.gsst) RETURNS boolean
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    AS 'SELECT $1::pg_catalog.text OPERATOR(pg_catalog.^@) $2::pg_catalog.text';
-CREATE FUNCTION gsst.gsst_starts_with(@extschema@.gsst, text) RETURNS boolean
-    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
-    AS 'SELECT $1::pg_catalog.text OPERATOR(pg_catalog.^@) $2';
+    AS 'SELECT $1 OPERATOR(@extschema@.^@) $2::pg_catalog.text';
 CREATE FUNCTION gsst.gsst_starts_with(text, @extschema@.gsst) RETURNS boolean
     LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE
     AS 'SELECT $1 OPERATOR(pg_catalog.^@) $2::pg_catalog.text';
@@ -1037,36 +1038,31 @@ CREATE OPERATOR @extschema@.^@ (
     LEFTARG = @extschema@.gsst, RIGHTARG = @extschema@.gsst, FUNCTION = gsst.gsst_starts_with,
     RESTRICT = prefixsel, JOIN = prefixjoinsel);
 CREATE OPERATOR @extschema@.^@ (
-    LEFTARG = @extschema@.gsst, RIGHTARG = text, FUNCTION = gsst.gsst_starts_with,
-    RESTRICT = prefixsel, JOIN = prefixjoinsel);
-CREATE OPERATOR @extschema@.^@ (
     LEFTARG = text, RIGHTARG = @extschema@.gsst, FUNCTION = gsst.gsst_starts_with,
     RESTRICT = prefixsel, JOIN = prefixjoinsel);
 
--- @@: full text match of the text as a document
-CREATE FUNCTION gsst.gsst_ts_match(@extschema@.gsst, @extschema@.gsst) RETURNS boolean
-    LANGUAGE sql STABLE STRICT PARALLEL SAFE
-    AS 'SELECT $1::pg_catalog.text OPERATOR(pg_catalog.@@) $2::pg_catalog.text';
+-- @@: full text match of the value as a document
 CREATE FUNCTION gsst.gsst_ts_match(@extschema@.gsst, text) RETURNS boolean
-    LANGUAGE sql STABLE STRICT PARALLEL SAFE
-    AS 'SELECT $1::pg_catalog.text OPERATOR(pg_catalog.@@) $2';
-CREATE FUNCTION gsst.gsst_ts_match(text, @extschema@.gsst) RETURNS boolean
-    LANGUAGE sql STABLE STRICT PARALLEL SAFE
-    AS 'SELECT $1 OPERATOR(pg_catalog.@@) $2::pg_catalog.text';
+    AS 'MODULE_PATHNAME', 'gsst_text_ts_match' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION gsst.gsst_ts_match(@extschema@.gsst, tsquery) RETURNS boolean
-    LANGUAGE sql STABLE STRICT PARALLEL SAFE
-    AS 'SELECT $1::pg_catalog.text OPERATOR(pg_catalog.@@) $2';
-CREATE OPERATOR @extschema@.@@ (
-    LEFTARG = @extschema@.gsst, RIGHTARG = @extschema@.gsst, FUNCTION = gsst.gsst_ts_match,
-    RESTRICT = matchingsel, JOIN = matchingjoinsel);
+    AS 'MODULE_PATHNAME', 'gsst_tsquery_ts_match' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 CREATE OPERATOR @extschema@.@@ (
     LEFTARG = @extschema@.gsst, RIGHTARG = text, FUNCTION = gsst.gsst_ts_match,
     RESTRICT = matchingsel, JOIN = matchingjoinsel);
 CREATE OPERATOR @extschema@.@@ (
-    LEFTARG = text, RIGHTARG = @extschema@.gsst, FUNCTION = gsst.gsst_ts_match,
+    LEFTARG = @extschema@.gsst, RIGHTARG = tsquery, FUNCTION = gsst.gsst_ts_match,
+    RESTRICT = matchingsel, JOIN = matchingjoinsel);
+CREATE FUNCTION gsst.gsst_ts_match(@extschema@.gsst, @extschema@.gsst) RETURNS boolean
+    LANGUAGE sql STABLE STRICT PARALLEL SAFE
+    AS 'SELECT $1 OPERATOR(@extschema@.@@) $2::pg_catalog.text';
+CREATE FUNCTION gsst.gsst_ts_match(text, @extschema@.gsst) RETURNS boolean
+    LANGUAGE sql STABLE STRICT PARALLEL SAFE
+    AS 'SELECT $1 OPERATOR(pg_catalog.@@) $2::pg_catalog.text';
+CREATE OPERATOR @extschema@.@@ (
+    LEFTARG = @extschema@.gsst, RIGHTARG = @extschema@.gsst, FUNCTION = gsst.gsst_ts_match,
     RESTRICT = matchingsel, JOIN = matchingjoinsel);
 CREATE OPERATOR @extschema@.@@ (
-    LEFTARG = @extschema@.gsst, RIGHTARG = tsquery, FUNCTION = gsst.gsst_ts_match,
+    LEFTARG = text, RIGHTARG = @extschema@.gsst, FUNCTION = gsst.gsst_ts_match,
     RESTRICT = matchingsel, JOIN = matchingjoinsel);
 
 -- A role that may create objects in the extension's schema can still add
