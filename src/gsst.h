@@ -97,6 +97,7 @@ extern uint32 gsst_dict_create(int32 family, const gsst_table *table);
 extern bool gsst_can_write_dictionaries(void);
 extern bool gsst_dict_ids_locked_here(void);
 extern bool gsst_dict_quota_allows(int32 family);
+extern int	gsst_dict_pending_for(Oid owner);
 
 /* What storing a family's first dictionary came to (gsst_dict_create_once). */
 typedef enum GsstLearnStatus
@@ -109,7 +110,7 @@ typedef enum GsstLearnStatus
 } GsstLearnStatus;
 
 extern uint32 gsst_dict_create_once(int32 family, const gsst_table *table,
-									Oid owner, bool wait, int quota,
+									Oid owner, bool wait, int quota, int pending,
 									GsstLearnStatus *status);
 
 /* learn.c: a new column learns its first dictionary */

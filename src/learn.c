@@ -69,6 +69,7 @@ typedef struct LearnRequest
 	int32		family;
 	Oid			owner;			/* of the family's table, as the backend sees it */
 	int			quota;			/* gsst.max_dictionaries_per_role of the requester */
+	int			pending;		/* the requester's dictionaries that count too */
 	int			table_len;
 	uint8		table[GSST_TABLE_MAX_BYTES];
 	/* written by the learner once it committed */
@@ -107,7 +108,7 @@ gsst_learner_main(Datum main_arg)
 	pgstat_report_activity(STATE_RUNNING, "storing a gsst dictionary");
 
 	id = gsst_dict_create_once(req->family, &table, req->owner, true, req->quota,
-							   &status);
+							   req->pending, &status);
 
 	PopActiveSnapshot();
 	CommitTransactionCommand();
@@ -145,6 +146,7 @@ request_learner(int32 family, const gsst_table *table, GsstLearnStatus *status)
 	req->family = family;
 	req->owner = gsst_family_owner(family);
 	req->quota = gsst_max_dictionaries_per_role;
+	req->pending = gsst_dict_pending_for(req->owner);
 	req->table_len = gsst_table_serialize(table, req->table, sizeof(req->table));
 	req->status = (int) GSST_LEARN_FAILED;
 	if (req->table_len <= 0)
@@ -230,7 +232,9 @@ gsst_learn_store(int32 family, const gsst_table *table, bool may_write_here)
 		id = request_learner(family, table, &status);
 	if (status == GSST_LEARN_FAILED && may_write_here)
 		id = gsst_dict_create_once(family, table, gsst_family_owner(family), false,
-								   gsst_max_dictionaries_per_role, &status);
+								   gsst_max_dictionaries_per_role,
+								   gsst_dict_pending_for(gsst_family_owner(family)),
+								   &status);
 	switch (status)
 	{
 		case GSST_LEARN_STORED:
