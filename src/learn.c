@@ -26,10 +26,11 @@
  * Learners come from a pool of their own, so that they never take a worker
  * that parallel query counts on: at most gsst.max_learners run at once
  * (counted in shared memory), and the postmaster's max_worker_processes is
- * raised by that many plus gsst's static worker (gsst.c).  A backend that
- * finds the pool full keeps its trained table and tries again at the
- * family's next write.  Without gsst in shared_preload_libraries there is
- * no pool and no learner.
+ * raised by that many plus gsst's static worker (gsst.c).  A backend whose
+ * sample is complete while the pool is full waits a little for a slot, as
+ * it would wait for its own learner; then it keeps its trained table and
+ * tries again at the family's next writes.  Without gsst in
+ * shared_preload_libraries there is no pool and no learner.
  *
  * A learner is a transaction of its own, so it cannot see what the
  * writer's transaction has not committed.  When that transaction created
@@ -52,6 +53,7 @@
 #include "storage/dsm.h"
 #include "storage/ipc.h"
 #include "storage/lmgr.h"
+#include "storage/condition_variable.h"
 #include "storage/shmem.h"
 #include "storage/spin.h"
 #include "utils/builtins.h"
@@ -76,6 +78,12 @@
  * after, never will (the postmaster could not fork it): its slot is free.
  */
 #define LEARNER_LOST_MS			(60 * 1000)
+
+/*
+ * How long a backend whose sample is complete waits for a free slot.
+ * Learners take milliseconds, or up to their lock timeout when they wait.
+ */
+#define LEARNER_SLOT_WAIT_MS	(10 * 1000)
 
 int			gsst_learn_sample_bytes = 16 * 1024;
 int			gsst_max_learners = 2;
@@ -102,6 +110,7 @@ typedef struct LearnerPool
 {
 	slock_t		mutex;
 	pg_atomic_uint32 in_use;	/* claimed slots, for a look without the lock */
+	ConditionVariable slot_freed;
 	int			nslots;			/* gsst.max_learners at start */
 	LearnerSlot slots[FLEXIBLE_ARRAY_MEMBER];
 } LearnerPool;
@@ -146,6 +155,7 @@ learn_shmem_startup(void)
 		memset(pool, 0, pool_size());
 		SpinLockInit(&pool->mutex);
 		pg_atomic_init_u32(&pool->in_use, 0);
+		ConditionVariableInit(&pool->slot_freed);
 		pool->nslots = gsst_max_learners;
 	}
 	LWLockRelease(AddinShmemInitLock);
@@ -205,17 +215,47 @@ claim_slot(LearnerTicket *ticket)
 	return claimed;
 }
 
+/* Claim a slot, waiting up to LEARNER_SLOT_WAIT_MS for one when wait. */
+static bool
+claim_slot_waiting(LearnerTicket *ticket, bool wait)
+{
+	TimestampTz deadline = TimestampTzPlusMilliseconds(GetCurrentTimestamp(),
+													   LEARNER_SLOT_WAIT_MS);
+	bool		claimed;
+
+	for (;;)
+	{
+		long		remaining;
+
+		if ((claimed = claim_slot(ticket)) || !wait)
+			break;
+		remaining = TimestampDifferenceMilliseconds(GetCurrentTimestamp(), deadline);
+		if (remaining <= 0)
+			break;
+		(void) ConditionVariableTimedSleep(&pool->slot_freed, remaining, PG_WAIT_EXTENSION);
+	}
+	if (wait)
+		ConditionVariableCancelSleep();
+	return claimed;
+}
+
 /* The backend frees its slot: its learner's worker slot is free again. */
 static void
 release_slot(const LearnerTicket *ticket)
 {
 	LearnerSlot *slot = &pool->slots[ticket->slot];
+	bool		freed = false;
 
 	SpinLockAcquire(&pool->mutex);
 	if (slot->generation == ticket->generation && slot->backend == MyProcPid &&
 		!slot->handed_over)
+	{
 		free_slot_locked(slot);
+		freed = true;
+	}
 	SpinLockRelease(&pool->mutex);
+	if (freed)
+		ConditionVariableBroadcast(&pool->slot_freed);
 }
 
 /* The learner a backend waits for, for the cleanup when it stops waiting. */
@@ -236,13 +276,17 @@ abandon_learner(int code, Datum arg)
 	LearnerSlot *slot = &pool->slots[wait->ticket.slot];
 	pid_t		pid;
 	bool		gone = GetBackgroundWorkerPid(wait->handle, &pid) == BGWH_STOPPED;
+	bool		freed = false;
 
 	SpinLockAcquire(&pool->mutex);
 	if (slot->generation == wait->ticket.generation && slot->backend == MyProcPid &&
 		!slot->handed_over)
 	{
 		if (gone || slot->learner_done)
+		{
 			free_slot_locked(slot);
+			freed = true;
+		}
 		else
 		{
 			slot->handed_over = true;
@@ -250,6 +294,8 @@ abandon_learner(int code, Datum arg)
 		}
 	}
 	SpinLockRelease(&pool->mutex);
+	if (freed)
+		ConditionVariableBroadcast(&pool->slot_freed);
 }
 
 /* The learner exits: it frees a slot its backend handed over. */
@@ -258,16 +304,22 @@ learner_exit(int code, Datum arg)
 {
 	LearnerTicket *ticket = (LearnerTicket *) DatumGetPointer(arg);
 	LearnerSlot *slot = &pool->slots[ticket->slot];
+	bool		freed = false;
 
 	SpinLockAcquire(&pool->mutex);
 	if (slot->generation == ticket->generation && slot->backend != 0)
 	{
 		if (slot->handed_over)
+		{
 			free_slot_locked(slot);
+			freed = true;
+		}
 		else
 			slot->learner_done = true;
 	}
 	SpinLockRelease(&pool->mutex);
+	if (freed)
+		ConditionVariableBroadcast(&pool->slot_freed);
 }
 
 /* Values kept for a family without a dictionary. */
@@ -384,12 +436,14 @@ gsst_learner_main(Datum main_arg)
 }
 
 /*
- * Have a learner store the table.  LEARNER_DONE: *status says what came of
- * it, and *id is the family's dictionary when it has one.
+ * Have a learner store the table, waiting for a free slot when
+ * wait_for_slot.
+ * LEARNER_DONE: *status says what came of it, and *id is the family's
+ * dictionary when it has one.
  */
 static LearnerOutcome
-request_learner(int32 family, const gsst_table *table, GsstLearnStatus *status,
-				uint32 *id)
+request_learner(int32 family, const gsst_table *table, bool wait_for_slot,
+				GsstLearnStatus *status, uint32 *id)
 {
 	dsm_segment *seg;
 	LearnRequest *req;
@@ -400,7 +454,8 @@ request_learner(int32 family, const gsst_table *table, GsstLearnStatus *status,
 
 	*status = GSST_LEARN_FAILED;
 	*id = 0;
-	if (!IsUnderPostmaster || !pool_may_have_room())
+	if (!IsUnderPostmaster || pool == NULL || pool->nslots <= 0 ||
+		(!wait_for_slot && !pool_may_have_room()))
 		return LEARNER_NOT_STARTED;
 
 	seg = dsm_create(sizeof(LearnRequest), 0);
@@ -431,7 +486,7 @@ request_learner(int32 family, const gsst_table *table, GsstLearnStatus *status,
 	bgw.bgw_notify_pid = MyProcPid;
 
 	/* nothing can fail between the claim and the cleanup's registration */
-	if (!claim_slot(&wait.ticket))
+	if (!claim_slot_waiting(&wait.ticket, wait_for_slot))
 	{
 		dsm_detach(seg);
 		return LEARNER_NOT_STARTED;
@@ -584,10 +639,12 @@ learner_blocked_here(void)
  * when there is none yet (values stay raw for now); *retry then says
  * whether the table is worth offering again at the next write (no learner
  * could start now).  Without a learner, the table is stored in the current
- * transaction only when may_write_here.
+ * transaction only when may_write_here; otherwise, with wait_for_slot, a
+ * full pool is waited for a while.
  */
 static uint32
-learn_store(int32 family, const gsst_table *table, bool may_write_here, bool *retry)
+learn_store(int32 family, const gsst_table *table, bool may_write_here,
+			bool wait_for_slot, bool *retry)
 {
 	GsstLearnStatus status = GSST_LEARN_FAILED;
 	LearnerOutcome outcome = LEARNER_NOT_STARTED;
@@ -601,7 +658,8 @@ learn_store(int32 family, const gsst_table *table, bool may_write_here, bool *re
 	if (learner_blocked_here())
 		may_write_here = true;
 	else if (learner_allowed(family))
-		outcome = request_learner(family, table, &status, &id);
+		outcome = request_learner(family, table, wait_for_slot && !may_write_here,
+								  &status, &id);
 
 	if (outcome == LEARNER_FAILED)
 	{
@@ -648,7 +706,7 @@ gsst_learn_store(int32 family, const gsst_table *table, bool may_write_here)
 {
 	bool		retry;
 
-	return learn_store(family, table, may_write_here, &retry);
+	return learn_store(family, table, may_write_here, false, &retry);
 }
 
 static void
@@ -677,11 +735,12 @@ drop_all_samples(void)
 }
 
 /*
- * Offer the family's trained table for storing; keep it for the next write
- * when no learner could start now.
+ * Offer the family's trained table for storing (waiting for a learner's
+ * slot when wait_for_slot); keep it for the next write when no learner
+ * could start now.
  */
 static void
-offer_trained(SampleEntry *se, bool may_write_here)
+offer_trained(SampleEntry *se, bool may_write_here, bool wait_for_slot)
 {
 	bool		retry;
 	uint32		table_id;
@@ -690,7 +749,8 @@ offer_trained(SampleEntry *se, bool may_write_here)
 	AcceptInvalidationMessages();
 	if (gsst_family_encoder(se->family, &table_id) == NULL)
 	{
-		(void) learn_store(se->family, se->trained, may_write_here, &retry);
+		(void) learn_store(se->family, se->trained, may_write_here, wait_for_slot,
+						   &retry);
 		if (retry)
 			return;
 	}
@@ -727,7 +787,7 @@ learn_from_sample(SampleEntry *se, bool may_write_here)
 		return;
 	}
 	se->trained = table;
-	offer_trained(se, may_write_here);
+	offer_trained(se, may_write_here, true);
 }
 
 /*
@@ -768,7 +828,7 @@ gsst_learn_observe(int32 family, const char *data, Size len, bool may_write_here
 	{
 		/* a look at the pool without its lock, as for every raw write */
 		if (may_write_here || (pool_may_have_room() && learner_allowed(family)))
-			offer_trained(se, may_write_here);
+			offer_trained(se, may_write_here, false);
 		return;
 	}
 	if (se->nvalues == se->capacity)

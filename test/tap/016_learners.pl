@@ -101,14 +101,15 @@ for my $w (1 .. $writers)
 		\$in, \$out, \$err), \$out, \$err ];
 }
 
-# Settled: each writer either waits for its learner or has committed its
-# rows.  Then the learners are in their slots, waiting for the lock.
+# Settled: each writer waits for its learner or for a learner's slot, or
+# has committed its rows.  Then the learners are in their slots, waiting for
+# the lock.
 my $done = join(' + ', map { "(SELECT count(*) FROM w$_) / 3000" } 1 .. $writers);
 ok($node->poll_query_until('postgres', qq{
 	SELECT count(*) + $done = $writers
 	FROM pg_stat_activity WHERE application_name = 'gsst_writer'
-	  AND wait_event IN ('BgWorkerStartup', 'BgWorkerShutdown')}),
-	'each writer finished or waits for its learner');
+	  AND wait_event IN ('BgWorkerStartup', 'BgWorkerShutdown', 'Extension')}),
+	'each writer finished or waits for a learner');
 my $learners = $node->safe_psql('postgres',
 	"SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'gsst learner'");
 ($planned, $launched) = explain_parallel();
