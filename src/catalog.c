@@ -13,6 +13,7 @@
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/indexing.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_extension.h"
@@ -165,4 +166,29 @@ gsst_catalog(bool missing_ok)
 		catalog_valid = true;
 	}
 	return &catalog;
+}
+
+/*
+ * Did this transaction create or update the extension (its pg_extension
+ * row)?  Then no other transaction sees what it is now.
+ */
+bool
+gsst_extension_changed_here(void)
+{
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData key;
+	HeapTuple	tup;
+	bool		changed = false;
+
+	rel = table_open(ExtensionRelationId, AccessShareLock);
+	ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber,
+				F_NAMEEQ, CStringGetDatum("gsst"));
+	scan = systable_beginscan(rel, ExtensionNameIndexId, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+		changed = TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data));
+	systable_endscan(scan);
+	table_close(rel, AccessShareLock);
+	return changed;
 }

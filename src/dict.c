@@ -24,6 +24,14 @@
  * inserted again, with the same id and bytes, before the commit.  A new
  * column's first dictionary is stored by a transaction of its own
  * (learn.c), so that it outlives the writes it was learned from.
+ *
+ * The quota holds at every commit: the dictionaries of aborted
+ * subtransactions count as soon as they are stored, since commit stores
+ * them again, and commit refuses to store them again past the quota (other
+ * sessions cannot see them, and may have used up the room meanwhile).
+ * Which of them a surviving value uses is unknown, so none is dropped: the
+ * transaction fails instead.  Counting and storing happen under the lock
+ * on new ids, with rows of transactions in progress counted too.
  */
 #include "gsst.h"
 
@@ -557,12 +565,37 @@ insert_dictionary_row(const GsstCatalog *cat, uint32 id, int32 family, Oid owner
 	CacheInvalidateRelcacheByRelid(cat->dictionaries);
 }
 
-/* How many dictionaries the families of owner's tables hold. */
+/*
+ * Dictionaries of this transaction's aborted subtransactions whose tables
+ * belonged to owner: commit stores them again.
+ */
+static int64
+owner_orphans(Oid owner)
+{
+	HASH_SEQ_STATUS status;
+	DictEntry  *e;
+	int64		n = 0;
+
+	if (created_count == 0 || dict_hash == NULL)
+		return 0;
+	hash_seq_init(&status, dict_hash);
+	while ((e = hash_seq_search(&status)) != NULL)
+		if (e->created && e->orphaned && e->owner == owner)
+			n++;
+	return n;
+}
+
+/*
+ * How many dictionaries the families of owner's tables hold: rows stored by
+ * committed transactions and by ones in progress (a dirty snapshot; this
+ * transaction's own included), and those commit will store again.
+ */
 static int64
 count_owner_dictionaries(const GsstCatalog *cat, Oid owner)
 {
 	Relation	rel;
 	SysScanDesc scan;
+	SnapshotData dirty;
 	HeapTuple	tup;
 	int64		n = 0;
 
@@ -572,7 +605,8 @@ count_owner_dictionaries(const GsstCatalog *cat, Oid owner)
 		table_close(rel, AccessShareLock);
 		return 0;
 	}
-	scan = systable_beginscan(rel, InvalidOid, false, NULL, 0, NULL);
+	InitDirtySnapshot(dirty);
+	scan = systable_beginscan(rel, InvalidOid, false, &dirty, 0, NULL);
 	while (HeapTupleIsValid(tup = systable_getnext(scan)))
 	{
 		bool		isnull;
@@ -583,16 +617,26 @@ count_owner_dictionaries(const GsstCatalog *cat, Oid owner)
 	}
 	systable_endscan(scan);
 	table_close(rel, AccessShareLock);
-	return n;
+	return n + owner_orphans(owner);
 }
 
-/* May the owner's families hold one more dictionary under the limit quota? */
 static bool
-owner_below_quota(const GsstCatalog *cat, Oid owner, int quota)
+quota_applies(Oid owner, int quota)
 {
-	if (quota <= 0 || !OidIsValid(owner) || superuser_arg(owner))
+	return quota > 0 && OidIsValid(owner) && !superuser_arg(owner);
+}
+
+/*
+ * May the owner's families hold one more dictionary under the limit quota?
+ * pending: dictionaries that count although this backend cannot see them
+ * (those a learner's requester will store again at its commit).
+ */
+static bool
+owner_below_quota(const GsstCatalog *cat, Oid owner, int quota, int64 pending)
+{
+	if (!quota_applies(owner, quota))
 		return true;
-	return count_owner_dictionaries(cat, owner) < quota;
+	return count_owner_dictionaries(cat, owner) + pending < quota;
 }
 
 static void
@@ -608,10 +652,14 @@ report_quota(int32 family, Oid owner)
 			 errhint("A superuser can raise gsst.max_dictionaries_per_role.")));
 }
 
-/* Insert a dictionary and make it the family's current one in this backend. */
+/*
+ * Insert a dictionary and make it the family's current one in this
+ * backend; 0 when the owner's dictionaries are at the quota (see
+ * owner_below_quota), counted under the lock on new ids.
+ */
 static uint32
 store_dictionary(const GsstCatalog *cat, int32 family, Oid owner,
-				 const gsst_table *table)
+				 const gsst_table *table, int quota, int64 pending)
 {
 	uint8		bytes[GSST_TABLE_MAX_BYTES];
 	int			nbytes;
@@ -624,12 +672,16 @@ store_dictionary(const GsstCatalog *cat, int32 family, Oid owner,
 	if (nbytes < 0)
 		elog(ERROR, "could not serialize gsst table: %s", gsst_strerror(nbytes));
 
+	/* others see the row once it is in, in progress: the lock can go then */
+	lock_id_allocation(cat);
+	if (!owner_below_quota(cat, owner, quota, pending))
+	{
+		UnlockDatabaseObject(cat->dictionaries, 0, 0, ExclusiveLock);
+		return 0;
+	}
 	serialized = MemoryContextAlloc(cache_cxt, VARHDRSZ + nbytes);
 	SET_VARSIZE(serialized, VARHDRSZ + nbytes);
 	memcpy(VARDATA(serialized), bytes, nbytes);
-
-	/* others see the row once it is in, in progress: the lock can go then */
-	lock_id_allocation(cat);
 	id = allocate_dictionary_id(cat);
 	insert_dictionary_row(cat, id, family, owner, table->nsymbols, serialized);
 	UnlockDatabaseObject(cat->dictionaries, 0, 0, ExclusiveLock);
@@ -658,7 +710,17 @@ bool
 gsst_dict_quota_allows(int32 family)
 {
 	return owner_below_quota(prepare_caches(), gsst_family_owner(family),
-							 gsst_max_dictionaries_per_role);
+							 gsst_max_dictionaries_per_role, 0);
+}
+
+/*
+ * Dictionaries of owner's tables that this transaction's commit stores
+ * again: a learner it asks for counts them too.
+ */
+int
+gsst_dict_pending_for(Oid owner)
+{
+	return (int) Min(owner_orphans(owner), INT_MAX);
 }
 
 /*
@@ -672,6 +734,7 @@ gsst_dict_create(int32 family, const gsst_table *table)
 {
 	const GsstCatalog *cat;
 	Oid			owner;
+	uint32		id;
 
 	if (!gsst_can_write_dictionaries())
 		ereport(ERROR,
@@ -679,9 +742,10 @@ gsst_dict_create(int32 family, const gsst_table *table)
 				 errmsg("cannot store a gsst dictionary in a read-only transaction")));
 	cat = prepare_caches();
 	owner = gsst_family_owner(family);
-	if (!owner_below_quota(cat, owner, gsst_max_dictionaries_per_role))
+	id = store_dictionary(cat, family, owner, table, gsst_max_dictionaries_per_role, 0);
+	if (id == 0)
 		report_quota(family, owner);
-	return store_dictionary(cat, family, owner, table);
+	return id;
 }
 
 /*
@@ -691,14 +755,16 @@ gsst_dict_create(int32 family, const gsst_table *table)
  * with GSST_LEARN_BUSY), and the first to hold it stores its table; the
  * others find that one.  The lock is held to the end of the transaction.
  * owner is that of the family's table as the learning backend sees it (the
- * learner may not see a table created by a transaction still open).
+ * learner may not see a table created by a transaction still open), and
+ * pending what else counts against its quota (owner_below_quota).
  */
 uint32
 gsst_dict_create_once(int32 family, const gsst_table *table, Oid owner,
-					  bool wait, int quota, GsstLearnStatus *status)
+					  bool wait, int quota, int pending, GsstLearnStatus *status)
 {
 	const GsstCatalog *cat = prepare_caches();
 	uint32		existing;
+	uint32		id;
 
 	if (wait)
 		LockDatabaseObject(cat->dictionaries, (Oid) family, 0, ExclusiveLock);
@@ -717,13 +783,9 @@ gsst_dict_create_once(int32 family, const gsst_table *table, Oid owner,
 		family_hash_stale = true;
 		return existing;
 	}
-	if (!owner_below_quota(cat, owner, quota))
-	{
-		*status = GSST_LEARN_QUOTA;
-		return 0;
-	}
-	*status = GSST_LEARN_STORED;
-	return store_dictionary(cat, family, owner, table);
+	id = store_dictionary(cat, family, owner, table, quota, pending);
+	*status = id != 0 ? GSST_LEARN_STORED : GSST_LEARN_QUOTA;
+	return id;
 }
 
 /* Has any dictionary been stored for the family (as far as we can see)? */
@@ -735,19 +797,57 @@ gsst_family_has_dictionaries(int32 family)
 
 /* ---- transaction hooks ---- */
 
-/* Store again the dictionaries whose subtransaction aborted. */
+/*
+ * Store again the dictionaries whose subtransaction aborted, unless that
+ * takes an owner past the quota: then the transaction fails (which of
+ * them a surviving value uses is unknown, so none may be dropped).
+ */
 static void
 reinsert_orphans(void)
 {
 	const GsstCatalog *cat;
 	HASH_SEQ_STATUS status;
 	DictEntry  *e;
+	List	   *owners = NIL;
+	ListCell   *lc;
+	bool		any = false;
 
 	if (created_count == 0 || dict_hash == NULL)
 		return;
 	cat = gsst_catalog(true);
 	if (cat == NULL || cat->dictionaries != dict_hash_relid)
 		return;					/* the extension was dropped meanwhile */
+	hash_seq_init(&status, dict_hash);
+	while ((e = hash_seq_search(&status)) != NULL)
+	{
+		if (!e->created || !e->orphaned)
+			continue;
+		any = true;
+		if (quota_applies(e->owner, gsst_max_dictionaries_per_role))
+			owners = list_append_unique_oid(owners, e->owner);
+	}
+	if (!any)
+		return;
+
+	/* the count and the rows, under the lock that other stores take */
+	lock_id_allocation(cat);
+	foreach(lc, owners)
+	{
+		Oid			owner = lfirst_oid(lc);
+		int64		n = count_owner_dictionaries(cat, owner);
+
+		if (n > gsst_max_dictionaries_per_role)
+		{
+			char	   *name = GetUserNameFromId(owner, true);
+
+			ereport(ERROR,
+					(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+					 errmsg("the tables of role \"%s\" would hold " INT64_FORMAT " gsst dictionaries, more than gsst.max_dictionaries_per_role (%d) allows",
+							name ? name : "?", n, gsst_max_dictionaries_per_role),
+					 errdetail("Dictionaries stored by subtransactions that rolled back are stored again at commit, because values encoded with them may have survived; meanwhile other transactions stored dictionaries for the same role."),
+					 errhint("A superuser can raise gsst.max_dictionaries_per_role.")));
+		}
+	}
 	hash_seq_init(&status, dict_hash);
 	while ((e = hash_seq_search(&status)) != NULL)
 	{
@@ -758,6 +858,7 @@ reinsert_orphans(void)
 			e->orphaned = false;
 		}
 	}
+	UnlockDatabaseObject(cat->dictionaries, 0, 0, ExclusiveLock);
 }
 
 /* End of transaction: keep (commit) or forget (abort) what it created. */
@@ -956,7 +1057,10 @@ gsst_dictionaries_before_insert(PG_FUNCTION_ARGS)
 		return PointerGetDatum(NULL);
 	}
 	owner = gsst_family_owner(family);
-	if (!owner_below_quota(cat, owner, gsst_max_dictionaries_per_role))
+	/* the executor inserts the row after us: the lock stays to the end */
+	lock_id_allocation(cat);
+	id_lock_kept = true;
+	if (!owner_below_quota(cat, owner, gsst_max_dictionaries_per_role, 0))
 	{
 		ereport(NOTICE,
 				(errmsg("gsst dictionary %u is not stored: the tables of its owner hold the most dictionaries gsst.max_dictionaries_per_role allows",
@@ -968,9 +1072,6 @@ gsst_dictionaries_before_insert(PG_FUNCTION_ARGS)
 		cols[ncols] = Anum_dict_owner;
 		vals[ncols++] = ObjectIdGetDatum(owner);
 	}
-	/* the executor inserts the row after us: the lock stays to the end */
-	lock_id_allocation(cat);
-	id_lock_kept = true;
 	if (dictionary_id_taken(cat, id))
 	{
 		uint32		new_id = allocate_dictionary_id(cat);

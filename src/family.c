@@ -312,6 +312,24 @@ gsst_family_owner(int32 family)
 	return e != NULL ? e->owner : InvalidOid;
 }
 
+/* A root column of the family, if it has one. */
+bool
+gsst_family_root(int32 family, Oid *relid, AttrNumber *attnum)
+{
+	FamilyEntry *e = lookup_family(family);
+
+	if (e == NULL)
+		return false;
+	for (int i = 0; i < e->ncolumns; i++)
+		if (e->columns[i].root)
+		{
+			*relid = e->columns[i].relid;
+			*attnum = e->columns[i].attnum;
+			return true;
+		}
+	return false;
+}
+
 /*
  * The columns of a family other than column (relid, attnum), counted afresh
  * from the catalogs: DDL must see what its own transaction changed.

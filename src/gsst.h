@@ -81,6 +81,7 @@ typedef struct GsstBuffer
 
 /* catalog.c */
 extern const GsstCatalog *gsst_catalog(bool missing_ok);
+extern bool gsst_extension_changed_here(void);
 
 /* gsst.c */
 extern HTAB *gsst_id_hash_create(const char *name, long nelem, Size entrysize,
@@ -97,6 +98,7 @@ extern uint32 gsst_dict_create(int32 family, const gsst_table *table);
 extern bool gsst_can_write_dictionaries(void);
 extern bool gsst_dict_ids_locked_here(void);
 extern bool gsst_dict_quota_allows(int32 family);
+extern int	gsst_dict_pending_for(Oid owner);
 
 /* What storing a family's first dictionary came to (gsst_dict_create_once). */
 typedef enum GsstLearnStatus
@@ -109,10 +111,11 @@ typedef enum GsstLearnStatus
 } GsstLearnStatus;
 
 extern uint32 gsst_dict_create_once(int32 family, const gsst_table *table,
-									Oid owner, bool wait, int quota,
+									Oid owner, bool wait, int quota, int pending,
 									GsstLearnStatus *status);
 
 /* learn.c: a new column learns its first dictionary */
+extern int	gsst_max_learners;	/* GUC, with gsst in shared_preload_libraries */
 extern void gsst_learn_init(void);
 extern void gsst_learn_observe(int32 family, const char *data, Size len,
 							   bool may_write_here);
@@ -154,6 +157,7 @@ extern uint8 gsst_family_rights(int32 family);
 extern bool gsst_family_may(int32 family, uint8 right);
 extern void gsst_family_require(int32 family, uint8 right, const char *action);
 extern Oid	gsst_family_owner(int32 family);
+extern bool gsst_family_root(int32 family, Oid *relid, AttrNumber *attnum);
 extern bool gsst_family_shared(int32 family, Oid relid, AttrNumber attnum);
 extern bool gsst_family_carried(int32 family, Oid relid, AttrNumber attnum);
 extern void gsst_family_note_remap(int32 declared, int32 assigned);

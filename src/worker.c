@@ -96,7 +96,8 @@ gsst_shmem_startup(void)
 
 /* ---- GUCs and registration (from _PG_init) ---- */
 
-void
+/* Returns the number of static background workers it registered. */
+int
 gsst_worker_init(void)
 {
 	BackgroundWorker bgw;
@@ -159,7 +160,7 @@ gsst_worker_init(void)
 							NULL, NULL, NULL);
 
 	if (!process_shared_preload_libraries_in_progress)
-		return;
+		return 0;
 
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = gsst_shmem_request;
@@ -175,6 +176,7 @@ gsst_worker_init(void)
 	snprintf(bgw.bgw_name, BGW_MAXLEN, "gsst worker");
 	snprintf(bgw.bgw_type, BGW_MAXLEN, "gsst worker");
 	RegisterBackgroundWorker(&bgw);
+	return 1;
 }
 
 /* ---- the worker ---- */

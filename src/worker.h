@@ -16,7 +16,7 @@ extern int	gsst_gpu_device;
 extern int	gsst_batch_bytes;
 extern int	gsst_worker_timeout_ms;
 
-extern void gsst_worker_init(void);
+extern int	gsst_worker_init(void);
 extern PGDLLEXPORT void gsst_worker_main(Datum main_arg);
 
 #endif							/* GSST_WORKER_H */
