@@ -66,7 +66,6 @@ typedef struct FamilyEntry
 	GsstColumnRef *columns;
 	Oid			owner;			/* owner of the root tables; Invalid if contested */
 	bool		contested;
-	char		compression;	/* a root column's attcompression */
 	bool		toast_known;	/* toast is computed */
 	GsstToastRule toast;
 	/* rights of rights_user, when rights_valid */
@@ -154,6 +153,7 @@ gsst_foreach_family_column(GsstFamilyColumnFn fn, void *arg)
 			col.root = att->attinhcount == 0;
 			col.owner = relform->relowner;
 			col.compression = att->attcompression;
+			col.storage = att->attstorage;
 			fn(&col, arg);
 		}
 		ReleaseSysCache(atttup);
@@ -176,7 +176,6 @@ add_to_map(const GsstColumnRef *col, void *arg)
 		e->columns = MemoryContextAlloc(family_cxt, sizeof(GsstColumnRef) * e->capacity);
 		e->owner = InvalidOid;
 		e->contested = false;
-		e->compression = InvalidCompressionMethod;
 		e->toast_known = false;
 		e->rights_valid = false;
 	}
@@ -188,7 +187,6 @@ add_to_map(const GsstColumnRef *col, void *arg)
 	e->columns[e->ncolumns++] = *col;
 	if (col->root)
 	{
-		e->compression = col->compression;
 		if (!OidIsValid(e->owner) && !e->contested)
 			e->owner = col->owner;
 		else if (e->owner != col->owner)
@@ -364,10 +362,10 @@ toast_compress_len(const GsstColumnRef *col)
 }
 
 /*
- * How TOAST treats the family's long text: compressed in every row from
- * the length toast_compress_len gives for its root column, with that
- * column's attcompression (InvalidCompressionMethod for
- * default_toast_compression).
+ * How TOAST treats the family's long text: from the length
+ * toast_compress_len gives for its root column, unless that column's
+ * storage is plain or external, with its attcompression
+ * (InvalidCompressionMethod for default_toast_compression).
  */
 GsstToastRule
 gsst_family_toast_rule(int32 family)
@@ -389,7 +387,9 @@ gsst_family_toast_rule(int32 family)
 			if (e->columns[i].root)
 				root = &e->columns[i];
 		e->toast.compress_len = toast_compress_len(root);
-		e->toast.method = e->compression;
+		e->toast.method = root ? root->compression : InvalidCompressionMethod;
+		if (root && (root->storage == TYPSTORAGE_PLAIN || root->storage == TYPSTORAGE_EXTERNAL))
+			e->toast.compress_len = PG_UINT32_MAX;
 		e->toast_known = true;
 	}
 	return e->toast;

@@ -146,13 +146,15 @@ typedef struct GsstColumnRef
 	bool		root;			/* not inherited */
 	Oid			owner;			/* of its table */
 	char		compression;	/* its attcompression */
+	char		storage;		/* its attstorage */
 } GsstColumnRef;
 
 /*
  * How TOAST treats a column's long text, for the rule on what is stored
  * (gsst_datum_encode_into): text of at least compress_len bytes, which
  * takes every row of the column's table past TOAST_TUPLE_THRESHOLD, is
- * also compressed with method where that is smaller.
+ * also compressed with method where that is smaller (never, PG_UINT32_MAX,
+ * where the column's storage keeps TOAST from compressing).
  */
 typedef struct GsstToastRule
 {

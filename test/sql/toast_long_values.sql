@@ -155,6 +155,15 @@ FROM long_z z JOIN long_zt t USING (id);
 SELECT count(*) FROM long_z z JOIN long_g g ON z.c = g.c;
 RESET default_toast_compression;
 
+-- a column whose storage keeps TOAST from compressing keeps gsst from it too
+CREATE TABLE long_e (id int, c text COMPRESSION gsst);
+ALTER TABLE long_e ALTER COLUMN c SET STORAGE EXTERNAL;
+INSERT INTO long_e SELECT id, c FROM long_t ORDER BY id DESC;
+SELECT count(*) FILTER (WHERE pg_column_compression(e.c) IS NOT NULL) AS compressed,
+       count(*) FILTER (WHERE gsst.value_dictionary(e.c) IS NOT NULL) > 4000 AS encoded,
+       count(*) FILTER (WHERE e.c = t.c) AS equal
+FROM long_e e JOIN long_t t USING (id);
+
 --
 -- Bulk paths keep long values right: SET COMPRESSION gsst on a text
 -- column, compress_table, gsst.load
@@ -196,6 +205,6 @@ WHERE gsst.datum(c) IS DISTINCT FROM
       gsst.datum(gsst.compress(c::text, (SELECT atttypmod FROM pg_attribute
                                          WHERE attrelid = 'long_l'::regclass AND attname = 'c')));
 
-DROP TABLE long_g, long_t, long_z, long_zt, long_s, long_l;
+DROP TABLE long_g, long_t, long_z, long_zt, long_e, long_s, long_l;
 DROP FUNCTION long_value(int), long_line(int);
 DROP COLLATION long_ci;
