@@ -100,10 +100,16 @@ struct varlena *
 gsst_text_compressed(const char *data, Size len, const GsstToastRule *toast,
 					 struct varlena *dest)
 {
+	struct varlena *compressed;
+
 	memcpy(VARDATA(dest), data, len);
 	SET_VARSIZE(dest, VARHDRSZ + len);
-	return (struct varlena *) DatumGetPointer(toast_compress_datum(PointerGetDatum(dest),
-																   toast->method));
+	compressed = (struct varlena *) DatumGetPointer(toast_compress_datum(PointerGetDatum(dest),
+																		 toast->method));
+	/* it was given room for the whole text; it stays while the codes are made */
+	if (compressed != NULL && len > ALLOCSET_SEPARATE_THRESHOLD)
+		compressed = repalloc(compressed, VARSIZE(compressed));
+	return compressed;
 }
 
 /*
