@@ -86,7 +86,9 @@ CREATE FUNCTION gsst.gsst_typmod_in(cstring[]) RETURNS integer
 CREATE FUNCTION gsst.gsst_typmod_out(integer) RETURNS cstring
     AS 'MODULE_PATHNAME', 'gsst_typmod_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 
--- STORAGE external: values are compressed already, TOAST only moves them.
+-- STORAGE extended: TOAST compresses long values (pglz or lz4, as for text)
+-- and index entries, so that a long value that FSST cannot shrink, or that
+-- TOAST shrinks more, is stored and indexed as text would be.
 CREATE TYPE @extschema@.gsst (
     INPUT = gsst.gsst_in,
     OUTPUT = gsst.gsst_out,
@@ -96,7 +98,7 @@ CREATE TYPE @extschema@.gsst (
     TYPMOD_OUT = gsst.gsst_typmod_out,
     INTERNALLENGTH = VARIABLE,
     ALIGNMENT = int4,
-    STORAGE = external,
+    STORAGE = extended,
     CATEGORY = 'S',
     COLLATABLE = true
 );

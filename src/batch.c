@@ -111,6 +111,8 @@ gsst_batch_use_table(GsstBatchColumn *col, uint32 table_id,
 	{
 		int			n;
 
+		col->toast = gsst_family_toast_rule(col->family);
+
 		if (col->table_bytes == NULL)
 			col->table_bytes = MemoryContextAlloc(cxt, GSST_TABLE_MAX_BYTES);
 		n = gsst_table_serialize(&encoder->table, col->table_bytes, GSST_TABLE_MAX_BYTES);
@@ -180,7 +182,7 @@ gsst_batch_raw_bytes(const GsstBatch *batch)
 
 /*
  * Turn the worker's tile for a column into one datum per value, by the
- * rule gsst_datum_encode follows.  Returns false, with no results, when the
+ * rule gsst_datum_encode_into follows.  Returns false, with no results, when the
  * tile does not belong to the column's values and table.
  */
 static bool
@@ -224,6 +226,7 @@ results_from_tile(GsstBatchColumn *col, GsstArena *results_arena,
 					clen;
 		uint64		rlen = col->offsets[i + 1] - col->offsets[i];
 		struct varlena *v = (struct varlena *) (arena + arena_at);
+		struct varlena *text_compressed = NULL;
 
 		if (i % RESULT_WINDOW == 0 &&
 			gsst_tile_offsets(&t, i, Min(RESULT_WINDOW, col->nvalues - i), comp, raw) != GSST_OK)
@@ -231,17 +234,23 @@ results_from_tile(GsstBatchColumn *col, GsstArena *results_arena,
 		c0 = comp[i % RESULT_WINDOW];
 		clen = comp[i % RESULT_WINDOW + 1] - c0;
 
+		if (rlen >= col->toast.compress_len)
+			text_compressed = gsst_text_compressed(col->data + col->offsets[i], rlen,
+												   &col->toast, v);
 		if (gsst_codes_are_shorter(hlen, clen, rlen))
 		{
 			memcpy(VARDATA(v), header, hlen);
 			memcpy(VARDATA(v) + hlen, t.codes + c0, clen);
 			SET_VARSIZE(v, VARHDRSZ + hlen + clen);
 		}
-		else
+		else if (rlen < col->toast.compress_len)
 		{
+			/* (else gsst_text_compressed put the text there) */
 			memcpy(VARDATA(v), col->data + col->offsets[i], rlen);
 			SET_VARSIZE(v, VARHDRSZ + rlen);
 		}
+		if (text_compressed != NULL)
+			gsst_datum_keep_smallest(v, text_compressed, &col->toast);
 		col->results[i] = v;
 		arena_at += MAXALIGN(VARSIZE(v));
 	}
@@ -389,7 +398,8 @@ gsst_batch_finish(GsstBatch *batch)
 				continue;
 			v = gsst_arena_alloc(&batch->results_arena, GSST_DATUM_ENCODE_BOUND(len));
 			col->results[i] = gsst_datum_encode_into(col->encoder, col->table_id,
-													 col->data + col->offsets[i], len, v);
+													 col->data + col->offsets[i], len,
+													 &col->toast, v);
 			gsst_arena_shrink_last(&batch->results_arena, v, VARSIZE(v));
 			if ((i & 1023) == 0)
 				CHECK_FOR_INTERRUPTS();

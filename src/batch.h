@@ -41,6 +41,7 @@ typedef struct GsstBatchColumn
 	int32		family;
 	uint32		table_id;		/* 0: no table, every value stays raw */
 	const gsst_encoder *encoder;	/* of table_id, for the CPU path */
+	GsstToastRule toast;		/* the family's, for long text */
 	uint8	   *table_bytes;	/* serialized table, for the worker */
 	int			table_len;
 	int			nvalues;

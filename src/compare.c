@@ -9,19 +9,22 @@
  * column, and text columns can merge-join with and reference gsst ones.
  *
  * Equality under a deterministic collation does not decode.  Equal text
- * is equal bytes there, and what gsst stores for a text is fixed by the
- * text and the dictionary (gsst_datum_encode: the codes when header and
+ * is equal bytes there, and the codes gsst stores for a text are fixed by
+ * the text and the dictionary (gsst_datum_codes: the codes when header and
  * codes are shorter than the text, else the text raw; every path that
  * stores a value follows that rule, and binary input stores the same
- * canonical form).  So a value stored raw equals T when its bytes are T's,
- * and a value encoded with dictionary d equals T when its payload is what
- * gsst_datum_encode(d, T) returns.  A side that stays the same from row to
- * row (a constant, an external parameter, the elements of IN (...) or
- * = ANY($1)) is a probe: it is encoded once per dictionary met and kept in
- * fn_extra.  Two gsst values both raw, or encoded with one dictionary,
- * compare their payloads.  Anything else (values of two dictionaries, a
- * header this version does not know, nondeterministic collations) decodes
- * into buffers kept in fn_extra.
+ * canonical form).  A long text may also be stored raw where its codes are
+ * shorter (gsst_datum_keep_smallest), never encoded where they are not,
+ * and TOAST's compression is undone before any comparison.  So a value
+ * stored raw equals T when its bytes are T's, and a value encoded with
+ * dictionary d equals T when its payload is what gsst_datum_codes(d, T)
+ * returns.  A side that stays the same from row to row (a constant, an
+ * external parameter, the elements of IN (...) or = ANY($1)) is a probe:
+ * it is encoded once per dictionary met and kept in fn_extra.  Two gsst
+ * values both raw, or encoded with one dictionary, compare their payloads.
+ * Anything else (values of two dictionaries, a header this version does
+ * not know, nondeterministic collations) decodes into buffers kept in
+ * fn_extra.
  *
  * Ordering under the C collation is byte order: the values are decoded
  * only up to the first byte that differs (gsst_view_order), and sorting
@@ -379,8 +382,8 @@ probe_code(CompareState *st, Probe *p, uint32 table_id)
 			return &p->codes[i];
 		}
 
-	datum = gsst_datum_encode(gsst_dict_encoder(table_id), table_id,
-							  p->text, p->textlen);
+	datum = gsst_datum_codes(gsst_dict_encoder(table_id), table_id,
+							 p->text, p->textlen);
 	if (p->ncodes == p->maxcodes)
 	{
 		p->maxcodes = p->maxcodes ? p->maxcodes * 2 : 2;

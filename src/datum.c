@@ -4,10 +4,14 @@
  * A gsst datum is a varlena whose payload is either raw text (empty, or a
  * first byte other than 0x00) or 0x00 + varint header + FSST codes
  * (src/codec/FORMAT.md, "Datum").  Raw values are byte-for-byte text
- * datums, so reading them costs nothing.
+ * datums, so reading them costs nothing.  Long values of either kind may
+ * be compressed by TOAST's method around that payload, as text's are
+ * (gsst_datum_keep_smallest, and TOAST itself: the type's storage is
+ * extended); every reader detoasts first.
  */
 #include "gsst.h"
 
+#include "access/toast_internals.h"
 #include "mb/pg_wchar.h"
 #include "utils/memutils.h"
 
@@ -87,15 +91,81 @@ encoder_for(int32 family, const char *data, Size len, GsstLearnPolicy policy,
 }
 
 /*
- * The one rule for what is stored: codes are kept when the header and codes
- * together are shorter than the text; else the text is stored raw.  Every
- * path that stores values follows it (gsst_datum_encode here, the tiles
- * of the bulk paths in batch.c), which is why they store the same bytes.
+ * The rule for what is stored: codes are kept when the header and codes
+ * together are shorter than the text; else the text is stored raw.  Text
+ * that TOAST compresses in every row of its column (GsstToastRule) is then
+ * stored compressed with TOAST's method where that comes out smaller
+ * (gsst_datum_keep_smallest).  Every path that stores values follows it
+ * (gsst_datum_encode_into here, the tiles of the bulk paths in batch.c),
+ * which is why they store the same bytes.
  */
 bool
 gsst_codes_are_shorter(Size header_len, Size ncodes, Size text_len)
 {
 	return header_len + ncodes < text_len;
+}
+
+/*
+ * Text compressed as TOAST compresses it, with the column's method: dest,
+ * with room for the text's datum, is filled with the text raw, and its
+ * compressed form is returned (palloc'd), or NULL when TOAST would keep it
+ * as it is.
+ */
+struct varlena *
+gsst_text_compressed(const char *data, Size len, const GsstToastRule *toast,
+					 struct varlena *dest)
+{
+	struct varlena *compressed;
+
+	memcpy(VARDATA(dest), data, len);
+	SET_VARSIZE(dest, VARHDRSZ + len);
+	compressed = (struct varlena *) DatumGetPointer(toast_compress_datum(PointerGetDatum(dest),
+																		 toast->method));
+	/* it was given room for the whole text; it stays while the codes are made */
+	if (compressed != NULL && len > ALLOCSET_SEPARATE_THRESHOLD)
+		compressed = repalloc(compressed, VARSIZE(compressed));
+	return compressed;
+}
+
+/*
+ * Make dest, the datum of a text that TOAST compresses in every row of its
+ * column (its codes, or the text raw), the smallest of what can be stored
+ * for it: dest as it is, the text compressed (text_compressed, from
+ * gsst_text_compressed), or the codes compressed.  Codes no longer than
+ * the text compressed stay as they are (TOAST may still compress them).  A
+ * log line repeated a hundred times compresses far better than its codes,
+ * and the codes then often compress better still.  A compressed result is
+ * an in-line compressed datum as TOAST makes them, which TOAST keeps, so
+ * the value is never stored larger than text's, whatever the rest of its
+ * row.  Frees text_compressed.
+ */
+void
+gsst_datum_keep_smallest(struct varlena *dest, struct varlena *text_compressed,
+						 const GsstToastRule *toast)
+{
+	struct varlena *best = text_compressed;
+
+	if (VARSIZE(dest) <= VARSIZE(text_compressed))
+	{
+		pfree(text_compressed);
+		return;
+	}
+	if (!gsst_value_is_raw(dest))
+	{
+		struct varlena *codes_compressed = (struct varlena *)
+			DatumGetPointer(toast_compress_datum(PointerGetDatum(dest), toast->method));
+
+		if (codes_compressed != NULL &&
+			VARSIZE(codes_compressed) <= VARSIZE(text_compressed))
+			best = codes_compressed;
+		else if (codes_compressed != NULL)
+			pfree(codes_compressed);
+	}
+	/* smaller than dest, which has room for it */
+	memcpy(dest, best, VARSIZE(best));
+	if (best != text_compressed)
+		pfree(best);
+	pfree(text_compressed);
 }
 
 /* A datum holding text raw. */
@@ -110,52 +180,94 @@ gsst_datum_raw(const char *data, Size len)
 }
 
 /*
- * Encode len bytes of text with a table at hand (enc, table_id) into dest,
- * which has room for GSST_DATUM_ENCODE_BOUND(len) bytes: encoded or raw by
- * gsst_codes_are_shorter.  Returns dest.
+ * The codes of len bytes of text with a table at hand (enc, table_id) into
+ * dest, which has room for GSST_DATUM_ENCODE_BOUND(len) bytes, when they
+ * are shorter than the text (gsst_codes_are_shorter); false, with dest
+ * holding anything, when not.
  */
-struct varlena *
-gsst_datum_encode_into(const gsst_encoder *enc, uint32 table_id,
-					   const char *data, Size len, struct varlena *dest)
+static bool
+encode_codes_into(const gsst_encoder *enc, uint32 table_id, const char *data, Size len,
+				  struct varlena *dest)
 {
 	uint8		header[GSST_DATUM_MAX_HEADER];
 	size_t		hlen;
 	size_t		ncodes;
 
-	if (enc != NULL && len < MaxAllocSize - VARHDRSZ - GSST_ENCODE_SLACK)
+	if (enc == NULL || len >= MaxAllocSize - VARHDRSZ - GSST_ENCODE_SLACK)
+		return false;
+	hlen = gsst_datum_header_write(table_id, header);
+	/* a value of at least one code */
+	if (!gsst_codes_are_shorter(hlen, 1, len))
+		return false;
+	/* the largest code length that is still shorter than the text */
+	ncodes = gsst_encode_value(enc, (const uint8 *) data, len,
+							   (uint8 *) VARDATA(dest) + hlen, len - hlen - 1);
+	if (ncodes == (size_t) -1)
+		return false;
+	Assert(gsst_codes_are_shorter(hlen, ncodes, len));
+	memcpy(VARDATA(dest), header, hlen);
+	SET_VARSIZE(dest, VARHDRSZ + hlen + ncodes);
+	return true;
+}
+
+/*
+ * Encode len bytes of text with a table at hand (enc, table_id) into dest,
+ * which has room for GSST_DATUM_ENCODE_BOUND(len) bytes, by the rule above
+ * for a column that TOAST treats by toast.  Returns dest.
+ */
+struct varlena *
+gsst_datum_encode_into(const gsst_encoder *enc, uint32 table_id,
+					   const char *data, Size len, const GsstToastRule *toast,
+					   struct varlena *dest)
+{
+	struct varlena *text_compressed = NULL;
+
+	if (enc != NULL && len >= toast->compress_len)
+		text_compressed = gsst_text_compressed(data, len, toast, dest);
+	if (!encode_codes_into(enc, table_id, data, len, dest))
 	{
-		hlen = gsst_datum_header_write(table_id, header);
-		/* a value of at least one code */
-		if (gsst_codes_are_shorter(hlen, 1, len))
-		{
-			/* the largest code length that is still shorter than the text */
-			ncodes = gsst_encode_value(enc, (const uint8 *) data, len,
-									   (uint8 *) VARDATA(dest) + hlen, len - hlen - 1);
-			if (ncodes != (size_t) -1)
-			{
-				Assert(gsst_codes_are_shorter(hlen, ncodes, len));
-				memcpy(VARDATA(dest), header, hlen);
-				SET_VARSIZE(dest, VARHDRSZ + hlen + ncodes);
-				return dest;
-			}
-		}
+		memcpy(VARDATA(dest), data, len);
+		SET_VARSIZE(dest, VARHDRSZ + len);
 	}
-	memcpy(VARDATA(dest), data, len);
-	SET_VARSIZE(dest, VARHDRSZ + len);
+	if (text_compressed != NULL)
+		gsst_datum_keep_smallest(dest, text_compressed, toast);
 	return dest;
 }
 
 /*
  * Encode len bytes of text with a table at hand (enc, table_id): a new
- * datum, encoded or raw by gsst_codes_are_shorter.
+ * datum, by the rule above.
  */
 struct varlena *
-gsst_datum_encode(const gsst_encoder *enc, uint32 table_id, const char *data, Size len)
+gsst_datum_encode(const gsst_encoder *enc, uint32 table_id, const char *data, Size len,
+				  const GsstToastRule *toast)
 {
 	if (enc == NULL || len >= MaxAllocSize - VARHDRSZ - GSST_ENCODE_SLACK)
 		return gsst_datum_raw(data, len);
-	return gsst_datum_encode_into(enc, table_id, data, len,
+	return gsst_datum_encode_into(enc, table_id, data, len, toast,
 								  (struct varlena *) palloc(GSST_DATUM_ENCODE_BOUND(len)));
+}
+
+/*
+ * The payload every stored value of a text encoded with a table holds, as
+ * a datum: its codes, or the text raw when they are not shorter.  TOAST
+ * compression aside (detoasting undoes it), a value holds these codes or
+ * is raw.
+ */
+struct varlena *
+gsst_datum_codes(const gsst_encoder *enc, uint32 table_id, const char *data, Size len)
+{
+	struct varlena *dest;
+
+	if (enc == NULL || len >= MaxAllocSize - VARHDRSZ - GSST_ENCODE_SLACK)
+		return gsst_datum_raw(data, len);
+	dest = (struct varlena *) palloc(GSST_DATUM_ENCODE_BOUND(len));
+	if (!encode_codes_into(enc, table_id, data, len, dest))
+	{
+		memcpy(VARDATA(dest), data, len);
+		SET_VARSIZE(dest, VARHDRSZ + len);
+	}
+	return dest;
 }
 
 /*
@@ -168,6 +280,7 @@ gsst_encode_bytes(const char *data, Size len, int32 family, GsstLearnPolicy poli
 {
 	uint32		table_id = 0;
 	const gsst_encoder *enc = NULL;
+	GsstToastRule toast;
 
 	/* A raw value starting with NUL would read as encoded. */
 	if (len > 0 && data[0] == '\0')
@@ -179,7 +292,10 @@ gsst_encode_bytes(const char *data, Size len, int32 family, GsstLearnPolicy poli
 	/* no header and code fit in fewer than 3 bytes */
 	if (family > 0 && len > 2)
 		enc = encoder_for(family, data, len, policy, &table_id);
-	return gsst_datum_encode(enc, table_id, data, len);
+	if (enc == NULL)
+		return gsst_datum_raw(data, len);
+	toast = gsst_family_toast_rule(family);
+	return gsst_datum_encode(enc, table_id, data, len, &toast);
 }
 
 /* Parse the header of an encoded value; returns the header length. */
@@ -236,20 +352,25 @@ gsst_require_read_right(const struct varlena *value)
  * An encoded value from outside (binary input) in the form gsst stores it:
  * what gsst_datum_encode gives for its text with its own dictionary, codes
  * or raw.  Equality compares stored bytes (compare.c), which holds only
- * when every stored value has this one form.  The codes must decode to
- * valid text; the caller has checked the right to read the dictionary.
+ * when every value stored encoded holds these codes.  The codes must
+ * decode to valid text; the caller has checked the right to read the
+ * dictionary.
  */
 struct varlena *
 gsst_datum_canonical(const struct varlena *value)
 {
 	GsstBuffer	buf = GSST_BUFFER_INIT;
 	uint32		table_id = gsst_value_table_id(value);
+	int32		family = 0;
+	GsstToastRule toast;
 	Size		len;
 	const char *bytes = gsst_value_bytes(value, &len, &buf);
 	struct varlena *result;
 
 	gsst_verify_input(bytes, len);
-	result = gsst_datum_encode(gsst_dict_encoder(table_id), table_id, bytes, len);
+	(void) gsst_dict_find(table_id, &family);
+	toast = gsst_family_toast_rule(family);
+	result = gsst_datum_encode(gsst_dict_encoder(table_id), table_id, bytes, len, &toast);
 	if (buf.data)
 		pfree(buf.data);
 	return result;

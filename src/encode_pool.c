@@ -35,8 +35,9 @@ typedef struct PoolRequest
 	uint32		table_id;
 	uint32		table_len;
 	uint32		nvalues;
-	uint32		padding;
+	uint32		compress_len;	/* the column's GsstToastRule */
 	uint64		data_len;
+	char		method;
 } PoolRequest;
 
 typedef struct PoolChunk
@@ -232,6 +233,8 @@ send_chunk(GsstEncodePool *pool, PoolWorker *w, GsstBatch *batch, int column,
 	req.table_id = col->table_id;
 	req.table_len = (uint32) col->table_len;
 	req.nvalues = (uint32) count;
+	req.compress_len = col->toast.compress_len;
+	req.method = col->toast.method;
 	req.data_len = col->offsets[first + count] - col->offsets[first];
 	iov[0].data = (const char *) &req;
 	iov[0].len = sizeof(req);
@@ -379,6 +382,7 @@ gsst_encode_pool_main(Datum main_arg)
 		Size		nbytes;
 		void	   *data;
 		PoolRequest req;
+		GsstToastRule toast;
 		const uint8 *table;
 		const uint32 *lengths;
 		const char *values;
@@ -394,6 +398,8 @@ gsst_encode_pool_main(Datum main_arg)
 		if (nbytes < sizeof(PoolRequest))
 			elog(ERROR, "gsst encoder: request too short");
 		memcpy(&req, data, sizeof(req));
+		toast.compress_len = req.compress_len;
+		toast.method = req.method;
 		if (req.table_len == 0 || req.table_len > GSST_TABLE_MAX_BYTES ||
 			nbytes != sizeof(PoolRequest) + req.table_len +
 			sizeof(uint32) * (Size) req.nvalues + req.data_len)
@@ -430,7 +436,7 @@ gsst_encode_pool_main(Datum main_arg)
 			struct varlena *v = (struct varlena *) (out + at);
 			Size		size;
 
-			gsst_datum_encode_into(encoder, req.table_id, values, lengths[i], v);
+			gsst_datum_encode_into(encoder, req.table_id, values, lengths[i], &toast, v);
 			values += lengths[i];
 			size = VARSIZE(v);
 			/* padding of its own: the answer holds nothing but the datums */

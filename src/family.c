@@ -39,8 +39,10 @@
 #include "gsst.h"
 
 #include "access/genam.h"
+#include "access/heaptoast.h"
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "access/toast_compression.h"
 #include "catalog/indexing.h"
 #include "catalog/pg_authid.h"
 #include "catalog/pg_class.h"
@@ -48,6 +50,7 @@
 #include "catalog/pg_type.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
+#include "utils/catcache.h"
 #include "utils/fmgroids.h"
 #include "utils/hsearch.h"
 #include "utils/inval.h"
@@ -63,6 +66,8 @@ typedef struct FamilyEntry
 	GsstColumnRef *columns;
 	Oid			owner;			/* owner of the root tables; Invalid if contested */
 	bool		contested;
+	bool		toast_known;	/* toast is computed */
+	GsstToastRule toast;
 	/* rights of rights_user, when rights_valid */
 	bool		rights_valid;
 	Oid			rights_user;
@@ -147,6 +152,8 @@ gsst_foreach_family_column(GsstFamilyColumnFn fn, void *arg)
 			col.family = att->atttypmod;
 			col.root = att->attinhcount == 0;
 			col.owner = relform->relowner;
+			col.compression = att->attcompression;
+			col.storage = att->attstorage;
 			fn(&col, arg);
 		}
 		ReleaseSysCache(atttup);
@@ -169,6 +176,7 @@ add_to_map(const GsstColumnRef *col, void *arg)
 		e->columns = MemoryContextAlloc(family_cxt, sizeof(GsstColumnRef) * e->capacity);
 		e->owner = InvalidOid;
 		e->contested = false;
+		e->toast_known = false;
 		e->rights_valid = false;
 	}
 	if (e->ncolumns == e->capacity)
@@ -328,6 +336,81 @@ gsst_family_root(int32 family, Oid *relid, AttrNumber *attnum)
 			return true;
 		}
 	return false;
+}
+
+/*
+ * The shortest text whose datum takes every row of col's table past
+ * TOAST_TUPLE_THRESHOLD, so that TOAST compresses text's own value of that
+ * length there (the largest value of a row first): the row's header with a
+ * null bitmap, the other columns of fixed width with their padding, a byte
+ * for each other column of variable width, and the datum with its header
+ * and padding.  Without a column, a row of that datum alone.
+ */
+static uint32
+toast_compress_len(const GsstColumnRef *col)
+{
+	Size		row = MAXALIGN(SizeofHeapTupleHeader) + sizeof(int32) - 1;
+	Size		need = TOAST_TUPLE_THRESHOLD + 1;
+
+	if (col != NULL)
+	{
+		CatCList   *atts = SearchSysCacheList1(ATTNUM, ObjectIdGetDatum(col->relid));
+		int			natts = 0;
+
+		for (int i = 0; i < atts->n_members; i++)
+		{
+			Form_pg_attribute att = (Form_pg_attribute) GETSTRUCT(&atts->members[i]->tuple);
+
+			if (att->attnum <= 0)
+				continue;
+			natts++;
+			if (att->attisdropped || att->attnum == col->attnum)
+				continue;
+			if (att->attlen > 0)
+				row += att->attlen + att_align_nominal(1, att->attalign) - 1;
+			else
+				row += 1;
+		}
+		ReleaseSysCacheList(atts);
+		row += MAXALIGN(SizeofHeapTupleHeader + BITMAPLEN(natts)) -
+			MAXALIGN(SizeofHeapTupleHeader);
+	}
+	row += VARHDRSZ;
+	return need > row ? (uint32) (need - row) : 0;
+}
+
+/*
+ * How TOAST treats the family's long text: from the length
+ * toast_compress_len gives for its root column, unless that column's
+ * storage is plain or external, with its attcompression
+ * (InvalidCompressionMethod for default_toast_compression).
+ */
+GsstToastRule
+gsst_family_toast_rule(int32 family)
+{
+	FamilyEntry *e = family > 0 ? lookup_family(family) : NULL;
+	GsstToastRule rule;
+
+	if (e == NULL)
+	{
+		rule.compress_len = toast_compress_len(NULL);
+		rule.method = InvalidCompressionMethod;
+		return rule;
+	}
+	if (!e->toast_known)
+	{
+		const GsstColumnRef *root = NULL;
+
+		for (int i = 0; i < e->ncolumns && root == NULL; i++)
+			if (e->columns[i].root)
+				root = &e->columns[i];
+		e->toast.compress_len = toast_compress_len(root);
+		e->toast.method = root ? root->compression : InvalidCompressionMethod;
+		if (root && (root->storage == TYPSTORAGE_PLAIN || root->storage == TYPSTORAGE_EXTERNAL))
+			e->toast.compress_len = PG_UINT32_MAX;
+		e->toast_known = true;
+	}
+	return e->toast;
 }
 
 /*

@@ -148,7 +148,22 @@ typedef struct GsstColumnRef
 	int32		family;
 	bool		root;			/* not inherited */
 	Oid			owner;			/* of its table */
+	char		compression;	/* its attcompression */
+	char		storage;		/* its attstorage */
 } GsstColumnRef;
+
+/*
+ * How TOAST treats a column's long text, for the rule on what is stored
+ * (gsst_datum_encode_into): text of at least compress_len bytes, which
+ * takes every row of the column's table past TOAST_TUPLE_THRESHOLD, is
+ * also compressed with method where that is smaller (never, PG_UINT32_MAX,
+ * where the column's storage keeps TOAST from compressing).
+ */
+typedef struct GsstToastRule
+{
+	uint32		compress_len;
+	char		method;			/* InvalidCompressionMethod: default_toast_compression */
+} GsstToastRule;
 
 typedef void (*GsstFamilyColumnFn) (const GsstColumnRef *col, void *arg);
 
@@ -158,6 +173,7 @@ extern bool gsst_family_may(int32 family, uint8 right);
 extern void gsst_family_require(int32 family, uint8 right, const char *action);
 extern Oid	gsst_family_owner(int32 family);
 extern bool gsst_family_root(int32 family, Oid *relid, AttrNumber *attnum);
+extern GsstToastRule gsst_family_toast_rule(int32 family);
 extern bool gsst_family_shared(int32 family, Oid relid, AttrNumber attnum);
 extern bool gsst_family_carried(int32 family, Oid relid, AttrNumber attnum);
 extern void gsst_family_note_remap(int32 declared, int32 assigned);
@@ -173,14 +189,23 @@ typedef enum GsstLearnPolicy
 } GsstLearnPolicy;
 
 extern bool gsst_codes_are_shorter(Size header_len, Size ncodes, Size text_len);
+extern struct varlena *gsst_text_compressed(const char *data, Size len,
+											const GsstToastRule *toast,
+											struct varlena *dest);
+extern void gsst_datum_keep_smallest(struct varlena *dest, struct varlena *text_compressed,
+									 const GsstToastRule *toast);
 extern struct varlena *gsst_datum_raw(const char *data, Size len);
 /* Room gsst_datum_encode_into needs for len bytes of text. */
 #define GSST_DATUM_ENCODE_BOUND(len)	(VARHDRSZ + (Size) (len) + GSST_ENCODE_SLACK)
 extern struct varlena *gsst_datum_encode_into(const gsst_encoder *enc, uint32 table_id,
 											  const char *data, Size len,
+											  const GsstToastRule *toast,
 											  struct varlena *dest);
 extern struct varlena *gsst_datum_encode(const gsst_encoder *enc, uint32 table_id,
-										 const char *data, Size len);
+										 const char *data, Size len,
+										 const GsstToastRule *toast);
+extern struct varlena *gsst_datum_codes(const gsst_encoder *enc, uint32 table_id,
+										const char *data, Size len);
 extern struct varlena *gsst_encode_bytes(const char *data, Size len, int32 family,
 										 GsstLearnPolicy policy);
 extern struct varlena *gsst_datum_canonical(const struct varlena *value);

@@ -19,7 +19,7 @@ FROM toast_t WHERE id > 1000 ORDER BY id;
 SELECT id, md5(c) = (SELECT md5(string_agg('log line ' || i || ': GET /index.html HTTP/1.1 200 ' || md5(i::text), E'\n'))
                      FROM generate_series(1, (id - 1000) * 35000) i) AS intact
 FROM toast_t WHERE id > 1000 ORDER BY id;
--- stored out of line, uncompressed by TOAST (STORAGE external)
+-- stored out of line by TOAST
 SELECT pg_total_relation_size(reltoastrelid) > 1000000 AS toasted
 FROM pg_class WHERE relname = 'toast_t';
 SELECT substr(c, 1000000, 30), length(c) FROM toast_t WHERE id = 1002;

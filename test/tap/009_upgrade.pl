@@ -19,6 +19,9 @@ my $rows = gsst_rows(1, 6000);
 $node->safe_psql('old', q{
 	CREATE EXTENSION gsst VERSION '1.0';
 	CREATE TABLE t (id int PRIMARY KEY, c text COMPRESSION gsst);
+	CREATE INDEX t_c ON t (c);
+	CREATE DOMAIN gsst_dom AS gsst;
+	CREATE TABLE td (d gsst_dom);
 });
 $node->safe_psql('old', "COPY t FROM STDIN;\n" . gsst_copy_text($rows) . "\\.\n");
 my $dicts = $node->safe_psql('old',
@@ -63,7 +66,8 @@ my $objects = q{
 	  FROM pg_cast c JOIN pg_depend e ON e.classid = 'pg_cast'::regclass AND e.objid = c.oid
 	  WHERE e.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'gsst') AND e.deptype = 'e'
 	  UNION ALL
-	  SELECT format('type %s public may use: %s', t.oid::regtype, has_type_privilege('public', t.oid, 'USAGE'))
+	  SELECT format('type %s storage %s public may use: %s', t.oid::regtype, t.typstorage,
+	                has_type_privilege('public', t.oid, 'USAGE'))
 	  FROM pg_type t JOIN pg_depend e ON e.classid = 'pg_type'::regclass AND e.objid = t.oid
 	  WHERE e.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'gsst') AND e.deptype = 'e'
 	  UNION ALL
@@ -102,6 +106,30 @@ is($node->safe_psql('old',
 	$dicts, 'dictionaries kept');
 is($node->safe_psql('old', "SELECT md5(string_agg(c, E'\\n' ORDER BY id)) FROM t"),
 	md5_of_rows($rows), 'every value decodes after the update');
+
+# the columns, index columns and domains of 1.2's STORAGE external follow
+# the type to extended, and an indexed column takes long values that only
+# compress with TOAST's method, as text does
+is($node->safe_psql('old', q{
+	SELECT string_agg(format('%s.%s %s', attrelid::regclass, attname, attstorage), ', '
+	                  ORDER BY attrelid::regclass::text, attname)
+	FROM pg_attribute WHERE atttypid IN ('gsst'::regtype, 'gsst_dom'::regtype)}),
+	't.c x, t_c.c x, td.d x', 'gsst columns and index columns are stored extended');
+is($node->safe_psql('old', q{SELECT typstorage FROM pg_type WHERE oid = 'gsst_dom'::regtype}),
+	'x', 'and so is a domain over gsst');
+$node->safe_psql('old', q{
+	INSERT INTO t SELECT 100000 + i, repeat('GET /api/v1/orders/' || i || E' 200\n', 60 + i * 40)
+	FROM generate_series(1, 10) i;
+	INSERT INTO t VALUES (200000, repeat('a', 3000));
+});
+is($node->safe_psql('old', q{
+	SELECT count(*) FILTER (WHERE pg_column_size(c) * 10 <= octet_length(c)) FROM t WHERE id >= 100000}),
+	'11', 'long values are stored compressed');
+is($node->safe_psql('old', q{
+	SET enable_seqscan = off;
+	SELECT id FROM t WHERE c = repeat('a', 3000)}),
+	'200000', 'and found through the index');
+$node->safe_psql('old', q{DELETE FROM t WHERE id >= 100000});
 
 # and 1.3 works on the updated database: length on codes, equality on
 # codes, training counts for the owner, the guards hold
