@@ -41,21 +41,29 @@ catalog_callback(Datum arg, Oid relid)
 /* Versions of the SQL objects (sql/gsst--*.sql) this library serves. */
 static const char *const served_versions[] = {"1.0", "1.1", "1.2", "1.3"};
 
+/* gsst's row of pg_extension (rel), or NULL; the caller ends the scan. */
+static HeapTuple
+extension_row(Relation rel, SysScanDesc *scan)
+{
+	ScanKeyData key;
+
+	ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber,
+				F_NAMEEQ, CStringGetDatum("gsst"));
+	*scan = systable_beginscan(rel, ExtensionNameIndexId, true, NULL, 1, &key);
+	return systable_getnext(*scan);
+}
+
 /* The installed version of the extension's SQL objects, or NULL. */
 static char *
 installed_version(void)
 {
 	Relation	rel;
 	SysScanDesc scan;
-	ScanKeyData key;
 	HeapTuple	tup;
 	char	   *version = NULL;
 
 	rel = table_open(ExtensionRelationId, AccessShareLock);
-	ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber,
-				F_NAMEEQ, CStringGetDatum("gsst"));
-	scan = systable_beginscan(rel, ExtensionNameIndexId, true, NULL, 1, &key);
-	tup = systable_getnext(scan);
+	tup = extension_row(rel, &scan);
 	if (HeapTupleIsValid(tup))
 	{
 		bool		isnull;
@@ -177,15 +185,11 @@ gsst_extension_changed_here(void)
 {
 	Relation	rel;
 	SysScanDesc scan;
-	ScanKeyData key;
 	HeapTuple	tup;
 	bool		changed = false;
 
 	rel = table_open(ExtensionRelationId, AccessShareLock);
-	ScanKeyInit(&key, Anum_pg_extension_extname, BTEqualStrategyNumber,
-				F_NAMEEQ, CStringGetDatum("gsst"));
-	scan = systable_beginscan(rel, ExtensionNameIndexId, true, NULL, 1, &key);
-	tup = systable_getnext(scan);
+	tup = extension_row(rel, &scan);
 	if (HeapTupleIsValid(tup))
 		changed = TransactionIdIsCurrentTransactionId(HeapTupleHeaderGetXmin(tup->t_data));
 	systable_endscan(scan);
