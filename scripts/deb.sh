@@ -116,6 +116,8 @@ test_package() {
 	local major=$1 suite debs install_args packages expect_start expect_part dir tarball
 	suite=$(suite_of "$major")
 	if [ "$suite" = "$(host_suite)" ]; then
+		# what dpkg-buildpackage needs, as make deb installs it
+		make -C "$REPO" --no-print-directory deps-deb PG_MAJOR="$major"
 		build
 	else
 		build_in_root "$major" "$suite"
