@@ -112,7 +112,7 @@ fi
 endef
 
 .PHONY: test deps-test deps-demo deps-deb test-user test-codec test-gpu \
-        test-regress test-tap demo bench-pg matrix deb deb-test deb-matrix
+        test-regress test-tap demo demo-run bench-pg matrix deb deb-test deb-matrix
 
 deps-test:
 	$(call apt_install,$(TEST_PACKAGES))
@@ -130,6 +130,8 @@ endif
 # Tests
 #--------------------------------------------------------------------------
 
+# The test copies and clusters go once every suite passed; a failure
+# leaves them in $(TEST_DIR) to look at.
 test: deps-test
 	$(MAKE) all
 	$(MAKE) install
@@ -137,6 +139,7 @@ test: deps-test
 	$(MAKE) test-gpu
 	$(MAKE) test-regress
 	$(MAKE) test-tap
+	rm -rf $(TEST_DIR)
 
 # The codec: unit tests (also under ASan/UBSan) and a short fuzzing run.
 test-codec:
@@ -183,10 +186,15 @@ matrix:
 # Demo, benchmark, package
 #--------------------------------------------------------------------------
 
+# demo-run is a make of its own: PG_BINDIR comes from the pg_config that
+# deps-demo may have just installed, not from the one this make started with.
 demo: deps-demo
 	$(MAKE) all
 	$(MAKE) install
 	$(MAKE) test-user
+	$(MAKE) demo-run
+
+demo-run:
 	TEST_USER=$(TEST_USER) PG_BINDIR=$(PG_BINDIR) scripts/demo.sh
 
 bench-pg: test-user

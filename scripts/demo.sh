@@ -1,9 +1,12 @@
 #!/bin/bash
-# make demo: a throwaway cluster in ./tmp/demo with gsst preloaded; loads
-# generated e-mail addresses, URLs, comments and names (deterministic: the
-# same rows on every run, nothing read from outside the repository) as
-# plain text, text with lz4, and gsst; prints the size comparison and a few
-# queries; stops the cluster.  DEMO_ROWS (default 50000) rows per data set.
+# make demo: a throwaway cluster with gsst preloaded, in ./tmp/demo (or
+# /tmp/gsst-demo where the unprivileged user cannot reach the clone, as
+# under /root); loads generated e-mail addresses, URLs, comments and names
+# (deterministic: the same rows on every run, nothing read from outside the
+# repository) as plain text, text with lz4, and gsst; prints the size
+# comparison and a few queries with their text; stops the cluster and
+# deletes it (DEMO_KEEP=1 keeps it).  DEMO_ROWS (default 50000) rows per
+# data set.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -139,8 +142,8 @@ psql_do -q -c "SELECT relname, pg_size_pretty(pg_relation_size(oid)) AS heap,
                       pg_size_pretty(pg_indexes_size(oid)) AS indexes
                FROM pg_class WHERE relkind = 'r' AND relnamespace = 'public'::regnamespace ORDER BY relname"
 
-echo "== the column is still text to every query"
-psql_do <<'SQL'
+echo "== the column's type is gsst(N), its family; every text operator, function and cast works on it"
+psql_do --echo-all --quiet <<'SQL'
 \d+ email_gsst
 -- point lookup through the index on the gsst column, with a text parameter
 PREPARE lookup(text) AS SELECT id, c FROM email_gsst WHERE c = $1;
@@ -162,7 +165,7 @@ ORDER BY length DESC, code LIMIT 12;
 SQL
 
 echo "== SET COMPRESSION gsst on an existing text column: metadata only, no rewrite"
-psql_do <<'SQL'
+psql_do --echo-all --quiet <<'SQL'
 SELECT pg_relation_filenode('url_text') AS filenode_before \gset
 ALTER TABLE url_text ALTER COLUMN c SET COMPRESSION gsst;
 SELECT pg_relation_filenode('url_text') = :filenode_before AS same_file;
@@ -170,7 +173,12 @@ UPDATE url_text SET c = c::text WHERE id <= 10000;
 SELECT column_name, "values", encoded_values, round(ratio::numeric, 2) AS ratio FROM gsst.column_stats('url_text');
 SQL
 
-echo "== stopping the cluster"
-cluster_stop
+if [ -n "${DEMO_KEEP:-}" ]; then
+	echo "== stopping the cluster; it stays in $CLUSTER_DIR (DEMO_KEEP)"
+	cluster_stop
+else
+	echo "== stopping the cluster and deleting $CLUSTER_DIR (DEMO_KEEP=1 keeps it)"
+	cluster_remove
+fi
 trap - EXIT
 echo "demo done"

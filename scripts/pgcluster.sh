@@ -50,6 +50,12 @@ cluster_stop() {
 	fi
 }
 
+# cluster_remove: stop the cluster and delete its files
+cluster_remove() {
+	cluster_stop
+	rm -rf "$CLUSTER_DIR"
+}
+
 # psql_do [psql args...]: a psql connected to the throwaway cluster.
 psql_do() {
 	"$PG_BINDIR/psql" -X -h "$CLUSTER_DIR" -p "$CLUSTER_PORT" -U "$DB_USER" -d postgres "$@"
