@@ -32,6 +32,10 @@
  * of its own (ALTER TABLE ... SET COMPRESSION gsst).  A family no column
  * carries is usable by superusers and pg_read_all_data alone.
  *
+ * Values written to the copy table of a pg_repack run are encoded with the
+ * family of the column it copies (repack_copied_family), so that the rows
+ * it swaps in keep the column's dictionaries.
+ *
  * Backends cache the families and the current role's rights on them until
  * any relcache invalidation (a table, a column or a grant changed) or a
  * change of role membership.
