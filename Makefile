@@ -80,9 +80,9 @@ $(OBJS): $(wildcard src/*.h src/codec/*.h)
 
 BUILD_PACKAGES = make gcc libc6-dev postgresql-server-dev-$(PG_MAJOR)
 # the server, TAP's IPC::Run, clang and its runtime for the fuzzers,
-# psycopg for the client test
+# psycopg for the client test, pg_repack for the online rewrite's test
 TEST_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR) libipc-run-perl \
-                 clang libclang-rt-dev python3-psycopg
+                 clang libclang-rt-dev python3-psycopg postgresql-$(PG_MAJOR)-repack
 DEMO_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR)
 # dpkg-buildpackage requires build-essential of every package it builds
 DEB_PACKAGES   = $(BUILD_PACKAGES) build-essential dpkg-dev debhelper postgresql-server-dev-all

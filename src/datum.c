@@ -291,7 +291,10 @@ gsst_encode_bytes(const char *data, Size len, int32 family, GsstLearnPolicy poli
 
 	/* no header and code fit in fewer than 3 bytes */
 	if (family > 0 && len > 2)
+	{
+		family = gsst_family_for_writes(family);
 		enc = encoder_for(family, data, len, policy, &table_id);
+	}
 	if (enc == NULL)
 		return gsst_datum_raw(data, len);
 	toast = gsst_family_toast_rule(family);

@@ -32,6 +32,10 @@
  * of its own (ALTER TABLE ... SET COMPRESSION gsst).  A family no column
  * carries is usable by superusers and pg_read_all_data alone.
  *
+ * Values written to the copy table of a pg_repack run are encoded with the
+ * family of the column it copies (repack_copied_family), so that the rows
+ * it swaps in keep the column's dictionaries.
+ *
  * Backends cache the families and the current role's rights on them until
  * any relcache invalidation (a table, a column or a grant changed) or a
  * change of role membership.
@@ -44,10 +48,14 @@
 #include "access/table.h"
 #include "access/toast_compression.h"
 #include "catalog/indexing.h"
+#include "catalog/dependency.h"
+#include "catalog/namespace.h"
 #include "catalog/pg_authid.h"
+#include "catalog/pg_namespace.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_depend.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/catcache.h"
@@ -68,6 +76,8 @@ typedef struct FamilyEntry
 	bool		contested;
 	bool		toast_known;	/* toast is computed */
 	GsstToastRule toast;
+	bool		writes_known;	/* writes_to is computed */
+	int32		writes_to;		/* family that values written to it take */
 	/* rights of rights_user, when rights_valid */
 	bool		rights_valid;
 	Oid			rights_user;
@@ -177,6 +187,7 @@ add_to_map(const GsstColumnRef *col, void *arg)
 		e->owner = InvalidOid;
 		e->contested = false;
 		e->toast_known = false;
+		e->writes_known = false;
 		e->rights_valid = false;
 	}
 	if (e->ncolumns == e->capacity)
@@ -411,6 +422,97 @@ gsst_family_toast_rule(int32 family)
 		e->toast_known = true;
 	}
 	return e->toast;
+}
+
+/*
+ * pg_repack rewrites a table online through a copy, repack.table_<oid of
+ * the table>, made by CREATE TABLE AS ... WITH NO DATA and filled by
+ * INSERT ... SELECT and by replaying the writes made meanwhile; its
+ * repack_swap then gives the table the copy's files.  The DDL hook gives
+ * the copy's gsst columns families of their own, so that those writes
+ * pass through the length coercion and encode every raw value.  Encoding
+ * them with the copied column's family instead keeps the rows on the
+ * column's own dictionaries: the copy learns none.
+ *
+ * Only a copy in the pg_repack extension's own schema (whose owner, a
+ * superuser, alone may create tables there unless granted), whose owner
+ * has the privileges of the table's owner, is taken for one: no other
+ * role can reach another column's family this way.  Encoding still needs
+ * the writer's rights on that family (encoder_for in datum.c).
+ */
+static int32
+repack_copied_family(const FamilyEntry *e)
+{
+	const GsstColumnRef *col = &e->columns[0];
+	const GsstCatalog *cat = gsst_catalog(false);
+	Oid			nsp;
+	Oid			ext;
+	const char *relname;
+	char	   *attname;
+	char		canonical[NAMEDATALEN];
+	unsigned int original;
+	AttrNumber	attnum;
+	HeapTuple	tup;
+	Oid			owner;
+	Oid			typid;
+	int32		typmod;
+	Oid			collid;
+
+	if (e->ncolumns != 1 || !col->root || e->contested)
+		return 0;
+	nsp = get_rel_namespace(col->relid);
+	if (!OidIsValid(nsp) || get_namespace_oid("repack", true) != nsp)
+		return 0;
+	ext = get_extension_oid("pg_repack", true);
+	if (!OidIsValid(ext) || getExtensionOfObject(NamespaceRelationId, nsp) != ext)
+		return 0;
+	relname = get_rel_name(col->relid);
+	if (relname == NULL || sscanf(relname, "table_%u", &original) != 1)
+		return 0;
+	snprintf(canonical, sizeof(canonical), "table_%u", original);
+	if (strcmp(relname, canonical) != 0)
+		return 0;
+
+	tup = SearchSysCache1(RELOID, ObjectIdGetDatum((Oid) original));
+	if (!HeapTupleIsValid(tup))
+		return 0;
+	owner = ((Form_pg_class) GETSTRUCT(tup))->relowner;
+	if (((Form_pg_class) GETSTRUCT(tup))->relkind != RELKIND_RELATION)
+		owner = InvalidOid;
+	ReleaseSysCache(tup);
+	if (!OidIsValid(owner) || !has_privs_of_role(col->owner, owner))
+		return 0;
+
+	attname = get_attname(col->relid, col->attnum, true);
+	attnum = attname ? get_attnum((Oid) original, attname) : InvalidAttrNumber;
+	if (attnum <= 0)
+		return 0;
+	get_atttypetypmodcoll((Oid) original, attnum, &typid, &typmod, &collid);
+	if (typid != cat->gsst_type || typmod <= 0 || typmod == e->family)
+		return 0;
+	return typmod;
+}
+
+/*
+ * The family whose dictionaries encode values written to family: the
+ * copied column's for a pg_repack copy (repack_copied_family), else
+ * family itself.
+ */
+int32
+gsst_family_for_writes(int32 family)
+{
+	FamilyEntry *e = family > 0 ? lookup_family(family) : NULL;
+
+	if (e == NULL)
+		return family;
+	if (!e->writes_known)
+	{
+		int32		copied = repack_copied_family(e);
+
+		e->writes_to = copied > 0 ? copied : family;
+		e->writes_known = true;
+	}
+	return e->writes_to;
 }
 
 /*

@@ -174,6 +174,7 @@ extern void gsst_family_require(int32 family, uint8 right, const char *action);
 extern Oid	gsst_family_owner(int32 family);
 extern bool gsst_family_root(int32 family, Oid *relid, AttrNumber *attnum);
 extern GsstToastRule gsst_family_toast_rule(int32 family);
+extern int32 gsst_family_for_writes(int32 family);
 extern bool gsst_family_shared(int32 family, Oid relid, AttrNumber attnum);
 extern bool gsst_family_carried(int32 family, Oid relid, AttrNumber attnum);
 extern void gsst_family_note_remap(int32 declared, int32 assigned);
