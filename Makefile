@@ -25,7 +25,7 @@ MODULE_big = gsst
 PGFILEDESC = "gsst - FSST/GSST string compression for text columns"
 DATA       = $(sort $(wildcard sql/gsst--*.sql))
 
-# The glue: src/<subsystem>/*.c (src/README.md); the codec is src/codec/.
+# The glue is src/<part>/*.c (README.md, Layout); the codec is src/codec/.
 GLUE_SRCS  = $(filter-out src/codec/%,$(sort $(wildcard src/*/*.c)))
 CODEC_SRCS = $(sort $(wildcard src/codec/*.c))
 GLUE_OBJS  = $(GLUE_SRCS:.c=.o)
@@ -67,7 +67,7 @@ all install installcheck:
 endif
 
 # PGXS tracks no header dependencies: rebuild everything when a header changes.
-$(OBJS): $(wildcard src/*/*.h)
+$(OBJS): $(wildcard src/*/*.h src/*/*/*.h) cuda/gsst_gpu.h
 
 # GPU library (cuda/): built when nvcc is found, for sm_90 plus PTX.
 # gsst.so itself never links CUDA.

@@ -7,8 +7,9 @@ and the cycles among them.
 
 A file A "uses" B when A's object refers to a symbol B's object defines.
 Prints each file's uses, the strongly connected components of more than
-one file (the cycles), and each file's layer (0: uses no other glue file).
-The codec (src/codec/) counts as one node: it never calls the glue.
+one file (the cycles), each file's layer (0: uses no other glue file), and
+the same graph by folder.  The codec (src/codec/) counts as one node: it
+never calls the glue.  Exits 1 when files or folders form a cycle.
 """
 import glob
 import os
@@ -131,6 +132,7 @@ def main():
     print(f"subsystem cycles: {len(cyc)}")
     for c in cyc:
         print("  " + " ".join(c))
+    return 1 if cycles or cyc else 0
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
