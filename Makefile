@@ -25,7 +25,8 @@ MODULE_big = gsst
 PGFILEDESC = "gsst - FSST/GSST string compression for text columns"
 DATA       = $(sort $(wildcard sql/gsst--*.sql))
 
-GLUE_SRCS  = $(sort $(wildcard src/*.c))
+# The glue is src/<part>/*.c (README.md, Layout); the codec is src/codec/.
+GLUE_SRCS  = $(filter-out src/codec/%,$(sort $(wildcard src/*/*.c)))
 CODEC_SRCS = $(sort $(wildcard src/codec/*.c))
 GLUE_OBJS  = $(GLUE_SRCS:.c=.o)
 CODEC_OBJS = $(CODEC_SRCS:.c=.o)
@@ -38,7 +39,9 @@ REGRESS_OPTS = --inputdir=test --load-extension=gsst --encoding=UTF8 --no-locale
 
 # Ours are warning-free under -Wall -Wextra; the three -Wno- silence what
 # PostgreSQL's headers and fmgr conventions trigger under -Wextra.
-PG_CPPFLAGS = -I$(CURDIR)/src
+# Files include each other's headers by subsystem ("dict/dict.h") and the
+# GPU library's ABI as "gsst_gpu.h".
+PG_CPPFLAGS = -I$(CURDIR)/src -I$(CURDIR)/cuda
 PG_CFLAGS   = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-sign-compare \
               -Wno-missing-field-initializers
 # The codec is C11: it may declare variables after statements.
@@ -64,13 +67,13 @@ all install installcheck:
 endif
 
 # PGXS tracks no header dependencies: rebuild everything when a header changes.
-$(OBJS): $(wildcard src/*.h src/codec/*.h)
+$(OBJS): $(wildcard src/*/*.h src/*/*/*.h) cuda/gsst_gpu.h
 
 # GPU library (cuda/): built when nvcc is found, for sm_90 plus PTX.
 # gsst.so itself never links CUDA.
 -include cuda/gpu.mk
 # the GPU helper program, installed with the GPU libraries beside gsst.so
--include src/helper/helper.mk
+-include src/worker/helper/helper.mk
 
 #--------------------------------------------------------------------------
 # Dependencies: Debian packages, each step only what it uses, no

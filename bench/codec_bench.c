@@ -32,7 +32,7 @@
 /* the codec's switch to its portable decoders (codec_internal.h) */
 extern int	gsst_decode_simd_disabled;
 
-/* what the glue (src/datum.c) decodes values of at most this many codes into: 8 bytes a code */
+/* what the glue (src/type/datum.c) decodes values of at most this many codes into: 8 bytes a code */
 #define GLUE_SHORT_CODES 512
 
 #define MIN_SAMPLE_SECONDS 0.02	/* repeat an operation until a sample takes this long */

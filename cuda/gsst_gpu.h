@@ -3,7 +3,7 @@
  * GSST tiles (src/codec/FORMAT.md).
  *
  * No PostgreSQL and no CUDA types: the gsst worker's helper process
- * (src/helper/) dlopen()s the library, so that CUDA lives in a process
+ * (src/worker/helper/) dlopen()s the library, so that CUDA lives in a process
  * outside PostgreSQL's shared memory; the worker falls back to the CPU
  * codec when dlopen or gsst_gpu_init fails or the helper dies.
  * gsst_gpu_cpu.c implements the same ABI with the CPU codec.  Every function returns a status code; the library never aborts,

@@ -40,7 +40,7 @@
 #define GSST_GOLDEN_DIR "golden"
 #endif
 
-/* GSST_PG_TRAIN_GENERATIONS in src/gsst.h (a PostgreSQL header) */
+/* GSST_PG_TRAIN_GENERATIONS in src/base/gsst.h (a PostgreSQL header) */
 #define PG_TRAIN_GENERATIONS 12
 
 /* split_bytes of the second tile: splits between values and inside the long ones */
