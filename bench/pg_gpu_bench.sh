@@ -30,7 +30,7 @@ COPIES=${2:-800}
 OUT=${OUT:-/tmp/pg_gpu_bench}
 . "$(dirname "$0")/pg_gpu_setup.sh"
 
-# a dictionary trained in a fresh backend (see the note in bench/README.md)
+# a dictionary trained in a fresh backend
 PSQL -At -c "SELECT gsst.train('big', 'c')" >/dev/null
 PSQL -At -c "SELECT 'dictionary ' || id || ': ' || nsymbols || ' symbols' FROM gsst.dictionaries ORDER BY id DESC LIMIT 1"
 # big_cpu: the same raw rows in a gsst column of its own (a column's family

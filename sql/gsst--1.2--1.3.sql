@@ -30,7 +30,7 @@ REVOKE USAGE ON TYPE gsst.passthrough FROM PUBLIC;
 -- whose bodies name every object by schema; the planner inlines them
 -- (parsing them with the call's collation) into text's function on the
 -- decoded text, so plans, costs and expression indexes are text's.  The
--- pattern operators on (gsst, text) are in C (src/textops.c).  SUBSTRING(..
+-- pattern operators on (gsst, text) are in C (src/type/textops.c).  SUBSTRING(..
 -- FROM ..), POSITION(.. IN ..), TRIM(..), OVERLAY(.. PLACING ..),
 -- NORMALIZE(..) and IS NORMALIZED call pg_catalog's by name.  concat,
 -- concat_ws and format take "any": a role can offer a better match for text
@@ -551,7 +551,7 @@ CREATE OPERATOR @extschema@.!~~ (
     LEFTARG = text, RIGHTARG = @extschema@.gsst, FUNCTION = gsst.gsst_not_like,
     NEGATOR = OPERATOR(@extschema@.~~), RESTRICT = nlikesel, JOIN = nlikejoinsel);
 
--- The pattern operators: (gsst, text) in C (src/textops.c: under ANY or
+-- The pattern operators: (gsst, text) in C (src/type/textops.c: under ANY or
 -- ALL an operator is not inlined), (gsst, gsst) inlined into it, and
 -- (text, gsst) inlined into text's.
 

@@ -878,7 +878,7 @@ gsst_abbrev_convert_c(Datum original, SortSupport ssup)
  * full comparison decodes, so keys that settle even a part of the
  * comparisons pay for themselves: text's rule made sorts of values with
  * few distinct 8-byte prefixes (dbtext's genome) much slower, and gained
- * nothing measurable where all keys are equal (bench/README.md).
+ * nothing measurable where all keys are equal.
  */
 static bool
 gsst_abbrev_abort_never(int memtupcount, SortSupport ssup)
