@@ -102,13 +102,14 @@ for my $w (1 .. $writers)
 }
 
 # Settled: each writer waits for its learner or for a learner's slot, or
-# has committed its rows.  Then the learners are in their slots, waiting for
+# has committed its rows.  (PostgreSQL 17 spells the wait events
+# BgworkerStartup and BgworkerShutdown.)  Then the learners are in their slots, waiting for
 # the lock.
 my $done = join(' + ', map { "(SELECT count(*) FROM w$_) / 3000" } 1 .. $writers);
 ok($node->poll_query_until('postgres', qq{
 	SELECT count(*) + $done = $writers
 	FROM pg_stat_activity WHERE application_name = 'gsst_writer'
-	  AND wait_event IN ('BgWorkerStartup', 'BgWorkerShutdown', 'Extension')}),
+	  AND lower(wait_event) IN ('bgworkerstartup', 'bgworkershutdown', 'extension')}),
 	'each writer finished or waits for a learner');
 # Each learner gives up on the lock after 5 s and the next takes its slot:
 # on a slow machine the writers may settle between two of them, so wait
@@ -162,7 +163,7 @@ for my $w (1 .. 2)
 }
 ok($node->poll_query_until('postgres', q{
 	SELECT count(*) = 2 FROM pg_stat_activity
-	WHERE application_name = 'gsst_cancelled' AND wait_event = 'BgWorkerShutdown'}),
+	WHERE application_name = 'gsst_cancelled' AND lower(wait_event) = 'bgworkershutdown'}),
 	'two writers wait for their learners');
 $node->safe_psql('postgres',
 	"SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE application_name = 'gsst_cancelled'");
