@@ -91,8 +91,8 @@ RESET ROLE;
 SELECT count(convert_to(c::text, 'UTF8')) AS valid_values, count(*) AS all_values FROM trust_target;
 SELECT count(convert_to(c, 'UTF8')) AS valid_inbox FROM trust_inbox;
 
--- 4. the C string input checks what it is given, as text's own input is
--- checked on its way in
+-- 4. the C string input takes what text's input takes: C strings that
+-- the protocol, COPY or the scanner checked on their way in
 SELECT gsst.gsst_in('plain'::cstring, 0, -1)::text AS cstring_input;
 
 DROP TABLE trust_target, trust_seen, trust_secret, trust_inbox;
