@@ -33,12 +33,13 @@ CREATE TABLE gsst.dictionaries (
 );
 CREATE INDEX dictionaries_family_id_idx ON gsst.dictionaries (family, id);
 COMMENT ON TABLE gsst.dictionaries IS
-    'gsst symbol tables; values refer to them by id, so rows are never updated or deleted';
+    'gsst symbol tables; values refer to them by id, which is never reused: a dropped one leaves its row with nsymbols -1';
 
 -- Logical decoding decodes gsst values with this table.
 ALTER TABLE gsst.dictionaries SET (user_catalog_table = true);
 
-SELECT pg_catalog.pg_extension_config_dump('gsst.dictionaries', '');
+-- the tombstones of dropped dictionaries mean nothing to another database
+SELECT pg_catalog.pg_extension_config_dump('gsst.dictionaries', 'WHERE nsymbols >= 0');
 SELECT pg_catalog.pg_extension_config_dump('gsst.dictionary_id_seq', '');
 SELECT pg_catalog.pg_extension_config_dump('gsst.family_seq', '');
 
@@ -1112,6 +1113,15 @@ CREATE FUNCTION gsst.column_stats(rel regclass)
     AS 'MODULE_PATHNAME', 'gsst_column_stats' LANGUAGE C STABLE STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION gsst.column_stats(regclass) IS
     'per gsst column: values, how many are encoded, decoded and stored bytes, ratio, dictionaries in use';
+
+-- For the database's operator (it reads every table that may hold gsst
+-- values and locks each while it runs): not PUBLIC's; the caller must also
+-- own the table.
+CREATE FUNCTION gsst.drop_unused_dictionaries(rel regclass) RETURNS integer[]
+    AS 'MODULE_PATHNAME', 'gsst_drop_unused_dictionaries' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION gsst.drop_unused_dictionaries(regclass) IS
+    'drop the dictionaries of the table''s gsst columns that no stored value needs; returns their ids';
+REVOKE ALL ON FUNCTION gsst.drop_unused_dictionaries(regclass) FROM PUBLIC;
 
 -- Anyone may call it; it shows a dictionary only to roles that may read
 -- the column the dictionary belongs to.

@@ -2,8 +2,12 @@
  * dict.c - gsst dictionaries (symbol tables): storage and cache.
  *
  * Dictionaries live in gsst.dictionaries (id, family, created, nsymbols,
- * symbols, owner).  They are immutable and never deleted, so a backend may
- * cache a loaded table by id for ever.  The table is read and written here
+ * symbols, owner).  A table never changes, and an id is never reused, so a
+ * backend may cache a loaded table by id for ever.  A dictionary that no
+ * stored value needs any more can be dropped (drop_unused.c): its row stays
+ * as a tombstone (nsymbols -1, no symbols), so that the id stays taken and
+ * a value that still named it would fail as "dropped", never decode with
+ * another table.  The table is read and written here
  * with catalog-style heap and index access: no SPI, no search_path, no
  * permission checks (encoding a value may store a dictionary on behalf of a
  * role that may not touch the table itself; family.c decides who may).
@@ -65,6 +69,9 @@
 #define Anum_dict_owner		6
 #define Natts_dict			6
 #define Natts_dict_v1_0		5
+
+/* nsymbols of a dropped dictionary's row */
+#define DICT_DROPPED		(-1)
 
 typedef struct DictEntry
 {
@@ -247,13 +254,24 @@ load_dictionary_tuple(HeapTuple tup, TupleDesc desc, uint32 id, int32 *family,
 	*family = DatumGetInt32(values[Anum_dict_family - 1]);
 }
 
+/* Is this row of gsst.dictionaries the tombstone of a dropped dictionary? */
+static bool
+row_is_dropped(HeapTuple tup, TupleDesc desc)
+{
+	bool		isnull;
+	Datum		d = heap_getattr(tup, Anum_dict_nsymbols, desc, &isnull);
+
+	return !isnull && DatumGetInt32(d) == DICT_DROPPED;
+}
+
 /*
- * Read dictionary id.  Returns false when there is no such row; a row that
- * does not hold a valid table raises data_corrupted.
+ * Read dictionary id.  Returns false when there is no such row or it was
+ * dropped (*dropped says which); a row that does not hold a valid table
+ * raises data_corrupted.
  */
 static bool
 read_dictionary(const GsstCatalog *cat, uint32 id, int32 *family,
-				gsst_table *table)
+				gsst_table *table, bool *dropped)
 {
 	Relation	rel;
 	SysScanDesc scan;
@@ -267,7 +285,8 @@ read_dictionary(const GsstCatalog *cat, uint32 id, int32 *family,
 				Int32GetDatum((int32) id));
 	scan = systable_beginscan(rel, cat->dictionaries_pkey, true, NULL, 1, &key);
 	tup = systable_getnext(scan);
-	if (HeapTupleIsValid(tup))
+	*dropped = HeapTupleIsValid(tup) && row_is_dropped(tup, RelationGetDescr(rel));
+	if (HeapTupleIsValid(tup) && !*dropped)
 	{
 		load_dictionary_tuple(tup, RelationGetDescr(rel), id, family, table);
 		found = true;
@@ -277,7 +296,7 @@ read_dictionary(const GsstCatalog *cat, uint32 id, int32 *family,
 	return found;
 }
 
-/* The newest table of a family visible now, 0 if none. */
+/* The newest table of a family visible now, 0 if none (tombstones skipped). */
 static uint32
 read_family_latest(const GsstCatalog *cat, int32 family)
 {
@@ -294,14 +313,16 @@ read_family_latest(const GsstCatalog *cat, int32 family)
 	ScanKeyInit(&key, Anum_dict_family, BTEqualStrategyNumber, F_INT4EQ,
 				Int32GetDatum(family));
 	scan = systable_beginscan_ordered(rel, idx, NULL, 1, &key);
-	tup = systable_getnext_ordered(scan, BackwardScanDirection);
-	if (HeapTupleIsValid(tup))
+	while (HeapTupleIsValid(tup = systable_getnext_ordered(scan, BackwardScanDirection)))
 	{
 		bool		isnull;
 		Datum		d = heap_getattr(tup, Anum_dict_id, RelationGetDescr(rel), &isnull);
 
+		if (row_is_dropped(tup, RelationGetDescr(rel)))
+			continue;
 		if (!isnull && DatumGetInt32(d) > 0)
 			id = (uint32) DatumGetInt32(d);
+		break;
 	}
 	systable_endscan_ordered(scan);
 	index_close(idx, AccessShareLock);
@@ -316,14 +337,20 @@ lookup_dict(uint32 id, bool missing_ok)
 	DictEntry  *e;
 	int32		family;
 	gsst_table	table;
+	bool		dropped = false;
 
 	e = hash_search(dict_hash, &id, HASH_FIND, NULL);
 	if (e)
 		return e;
-	if (id == 0 || !read_dictionary(cat, id, &family, &table))
+	if (id == 0 || !read_dictionary(cat, id, &family, &table, &dropped))
 	{
 		if (missing_ok)
 			return NULL;
+		if (dropped)
+			ereport(ERROR,
+					(errcode(ERRCODE_DATA_CORRUPTED),
+					 errmsg("corrupted gsst value: dictionary %u was dropped", id),
+					 errdetail("gsst.drop_unused_dictionaries() found no stored value that used it.")));
 		ereport(ERROR,
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("corrupted gsst value: unknown dictionary %u", id)));
@@ -612,7 +639,8 @@ count_owner_dictionaries(const GsstCatalog *cat, Oid owner)
 		bool		isnull;
 		Datum		d = heap_getattr(tup, Anum_dict_owner, RelationGetDescr(rel), &isnull);
 
-		if (!isnull && DatumGetObjectId(d) == owner)
+		if (!isnull && DatumGetObjectId(d) == owner &&
+			!row_is_dropped(tup, RelationGetDescr(rel)))
 			n++;
 	}
 	systable_endscan(scan);
@@ -793,6 +821,114 @@ bool
 gsst_family_has_dictionaries(int32 family)
 {
 	return read_family_latest(prepare_caches(), family) != 0;
+}
+
+/*
+ * The family's dictionaries that are not dropped, oldest first, as the
+ * catalog snapshot sees them: their ids and when each was stored.
+ * Returns how many; *ids and *created are palloc'd.
+ */
+int
+gsst_family_dictionaries(int32 family, uint32 **ids, TimestampTz **created)
+{
+	const GsstCatalog *cat = prepare_caches();
+	Relation	rel;
+	Relation	idx;
+	SysScanDesc scan;
+	ScanKeyData key;
+	HeapTuple	tup;
+	int			n = 0;
+	int			cap = 8;
+
+	*ids = palloc(sizeof(uint32) * cap);
+	*created = palloc(sizeof(TimestampTz) * cap);
+	rel = table_open(cat->dictionaries, AccessShareLock);
+	check_descriptor(rel);
+	idx = index_open(cat->dictionaries_family_idx, AccessShareLock);
+	ScanKeyInit(&key, Anum_dict_family, BTEqualStrategyNumber, F_INT4EQ,
+				Int32GetDatum(family));
+	scan = systable_beginscan_ordered(rel, idx, NULL, 1, &key);
+	while (HeapTupleIsValid(tup = systable_getnext_ordered(scan, ForwardScanDirection)))
+	{
+		bool		id_null;
+		bool		created_null;
+		Datum		id = heap_getattr(tup, Anum_dict_id, RelationGetDescr(rel), &id_null);
+		Datum		at = heap_getattr(tup, Anum_dict_created, RelationGetDescr(rel), &created_null);
+
+		if (id_null || created_null || DatumGetInt32(id) <= 0 ||
+			row_is_dropped(tup, RelationGetDescr(rel)))
+			continue;
+		if (n == cap)
+		{
+			cap *= 2;
+			*ids = repalloc(*ids, sizeof(uint32) * cap);
+			*created = repalloc(*created, sizeof(TimestampTz) * cap);
+		}
+		(*ids)[n] = (uint32) DatumGetInt32(id);
+		(*created)[n] = DatumGetTimestampTz(at);
+		n++;
+	}
+	systable_endscan_ordered(scan);
+	index_close(idx, AccessShareLock);
+	table_close(rel, AccessShareLock);
+	return n;
+}
+
+/*
+ * Take the lock that serializes the callers of gsst_dict_drop in this
+ * database until the end of the transaction; false, without waiting, when
+ * another transaction holds it (a caller waits for every transaction in
+ * progress, so waiting here would deadlock).
+ */
+bool
+gsst_dict_lock_drops(void)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_OBJECT(tag, MyDatabaseId, gsst_catalog(false)->dictionaries, 0, 1);
+	return LockAcquire(&tag, ExclusiveLock, false, true) != LOCKACQUIRE_NOT_AVAIL;
+}
+
+/*
+ * Drop dictionary id: its row becomes a tombstone (nsymbols -1, no
+ * symbols), so that the id stays taken and the owner's quota has room
+ * again.  The caller has proved that no stored value needs it and holds
+ * gsst_dict_lock_drops.  Backends that cached the table keep it: it is
+ * still the right table for its id.
+ */
+void
+gsst_dict_drop(uint32 id)
+{
+	const GsstCatalog *cat = prepare_caches();
+	Relation	rel;
+	SysScanDesc scan;
+	ScanKeyData key;
+	HeapTuple	tup;
+	HeapTuple	newtup;
+	Datum		values[Natts_dict];
+	bool		nulls[Natts_dict] = {false, false, false, false, false, false};
+	bool		replace[Natts_dict] = {false, false, false, false, false, false};
+	bytea	   *empty = palloc(VARHDRSZ);
+
+	SET_VARSIZE(empty, VARHDRSZ);
+	rel = table_open(cat->dictionaries, RowExclusiveLock);
+	check_descriptor(rel);
+	ScanKeyInit(&key, Anum_dict_id, BTEqualStrategyNumber, F_INT4EQ,
+				Int32GetDatum((int32) id));
+	scan = systable_beginscan(rel, cat->dictionaries_pkey, true, NULL, 1, &key);
+	tup = systable_getnext(scan);
+	if (!HeapTupleIsValid(tup))
+		elog(ERROR, "gsst dictionary %u does not exist", id);
+	values[Anum_dict_nsymbols - 1] = Int32GetDatum(DICT_DROPPED);
+	replace[Anum_dict_nsymbols - 1] = true;
+	values[Anum_dict_symbols - 1] = PointerGetDatum(empty);
+	replace[Anum_dict_symbols - 1] = true;
+	newtup = heap_modify_tuple(tup, RelationGetDescr(rel), values, nulls, replace);
+	CatalogTupleUpdate(rel, &tup->t_self, newtup);
+	heap_freetuple(newtup);
+	systable_endscan(scan);
+	table_close(rel, NoLock);
+	CacheInvalidateRelcacheByRelid(cat->dictionaries);
 }
 
 /* ---- transaction hooks ---- */
@@ -1040,6 +1176,13 @@ gsst_dictionaries_before_insert(PG_FUNCTION_ARGS)
 				(errcode(ERRCODE_DATA_CORRUPTED),
 				 errmsg("gsst dictionary id must be between 1 and %u", GSST_MAX_TABLE_ID)));
 	id = (uint32) DatumGetInt32(id_datum);
+	if (row_is_dropped(tup, desc))
+	{
+		/* a tombstone keeps an id of the dumped database: nothing to keep here */
+		ereport(DEBUG1,
+				(errmsg("gsst: the tombstone of dropped dictionary %u is not stored", id)));
+		return PointerGetDatum(NULL);
+	}
 	load_dictionary_tuple(tup, desc, id, &family, &table);
 
 	remapped = gsst_family_remapped(family);

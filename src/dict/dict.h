@@ -12,6 +12,8 @@
 
 #include "base/gsst.h"
 
+#include "datatype/timestamp.h"
+
 /* GUC: bytes a new family buffers before it learns its first table. */
 extern int	gsst_learn_sample_bytes;
 
@@ -46,6 +48,9 @@ extern const gsst_table *gsst_dict_find(uint32 id, int32 *family);
 extern const gsst_encoder *gsst_family_encoder(int32 family, uint32 *table_id);
 extern const gsst_encoder *gsst_dict_encoder(uint32 id);
 extern bool gsst_family_has_dictionaries(int32 family);
+extern int	gsst_family_dictionaries(int32 family, uint32 **ids, TimestampTz **created);
+extern bool gsst_dict_lock_drops(void);
+extern void gsst_dict_drop(uint32 id);
 extern uint32 gsst_dict_create(int32 family, const gsst_table *table);
 extern bool gsst_can_write_dictionaries(void);
 extern bool gsst_dict_ids_locked_here(void);
