@@ -1,7 +1,8 @@
 /*
  * column.h - gsst columns (src/column/): COMPRESSION gsst in DDL, a family
  * per column and the extension's guarded objects (ddl.c); training a
- * column's dictionary and inspecting it (train.c).
+ * column's dictionary and inspecting it (train.c); dropping the
+ * dictionaries no stored value needs (drop_unused.c).
  *
  * Above type/: training reads a table's stored values.
  */
