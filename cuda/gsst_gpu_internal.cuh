@@ -228,4 +228,14 @@ check_ctx(gsst_gpu *ctx)
 	return GSST_GPU_OK;
 }
 
+/* ---- what both decoders do around their kernels (gsst_gpu_open_tile.cu) ---- */
+
+int			gg_open_device_tile(gsst_gpu *ctx, const void *d_tile, size_t tile_len,
+								gg_decode_args *a, gsst_tile_layout *lout, size_t work_after,
+								size_t *work_at, bool expand);
+int			gg_expand_index(gsst_gpu *ctx, const void *d_tile, const gsst_tile_layout *l,
+							const gg_decode_args *a);
+int			gg_finish_decode(gsst_gpu *ctx);
+int			gg_stage_tile(gsst_gpu *ctx, const uint8_t *tile, size_t tile_len);
+
 #endif							/* GSST_GPU_INTERNAL_CUH */
