@@ -1,8 +1,8 @@
 /*
- * gsst_gpu.cu - gsst_gpu.so's context: init (device, streams, events,
- * fixed device buffers, pinned memory, training's work area), info,
- * stats, error texts, pinning of the caller's host memory, shutdown; and
- * the ABI's version, config and status texts (gsst_gpu_common.h).
+ * gsst_gpu_context.cu - gsst_gpu.so's context: init (device, streams,
+ * events, fixed device buffers, pinned memory, training's work area),
+ * info, stats, error texts, pinning of the caller's host memory, shutdown;
+ * and the ABI's version, config and status texts (gsst_gpu_common.h).
  *
  * gsst_gpu.so encodes and decodes GSST tiles on an NVIDIA GPU (sm_90),
  * behind the C ABI of gsst_gpu.h: encode in gsst_gpu_encode.cu, decode in
