@@ -40,12 +40,12 @@ $(BASE_BUILD)/base_%.o: $(BASE_DIR)/%.cu $(BASE_HDR)
 	@mkdir -p $(dir $@)
 	$(NVCC) $(BASE_NVFLAGS) $(BASE_NVCOMP_FLAGS) -c -o $@ $<
 
-$(GPU_BENCH): $(GSST_GPU_ROOT)/bench/gpu_bench.cu $(GSST_GPU_BUILD)/gsst_gpu.o $(GSST_GPU_CODEC_OBJ) \
+$(GPU_BENCH): $(GSST_GPU_ROOT)/bench/gpu_bench.cu $(GSST_GPU_OBJ) $(GSST_GPU_CODEC_OBJ) \
 		$(GSST_GPU_HEADERS) $(GSST_GPU_ROOT)/test/gpu/batch.h $(BASE_OBJ) $(BASE_HDR)
 	@mkdir -p $(dir $@)
 	$(NVCC) -O2 -std=c++17 $(GSST_GPU_ARCH) -Xcompiler -Wall,-Wextra,-Werror \
 		-I$(GSST_GPU_ROOT)/src/codec -I$(GSST_GPU_ROOT)/cuda -I$(GSST_GPU_ROOT)/test/gpu -I$(BASE_DIR) \
-		-o $@ $< $(GSST_GPU_BUILD)/gsst_gpu.o $(GSST_GPU_CODEC_OBJ) $(BASE_OBJ) $(BASE_NVCOMP_LINK)
+		-o $@ $< $(GSST_GPU_OBJ) $(GSST_GPU_CODEC_OBJ) $(BASE_OBJ) $(BASE_NVCOMP_LINK)
 else
 gpu-bench:
 	@echo "nvcc not found: gpu_bench not built"

@@ -101,7 +101,7 @@ if [ -n "$NCU" ] && [ -z "${SKIP_NCU:-}" ]; then
 	echo "ncu exit $?"
 	grep -E '^  k_|Duration|Memory Throughput|DRAM Throughput|Compute \(SM\) Throughput|Achieved Occupancy|Warp Cycles Per Issued|Issue Slots Busy' "$OUT/ncu.txt" | head -40
 fi
-cuobjdump -sass cuda/build/gsst_gpu.o 2>/dev/null | awk '/Function : .*k_encode|Function : .*k_decode_split_warp|Function : .*k_decode_values_warp/{p=1} /Function : .*(k_resolve|k_sample|k_meta|k_unit|k_plan_units|k_raw_entries|k_finish|k_compact|k_decode_value_staged|k_decode_value[^s]|k_selected|cub)/{p=0} p' | head -20000 > "$OUT/sass.txt"
+for o in cuda/build/gsst_gpu_*.o; do cuobjdump -sass "$o" 2>/dev/null | awk '/Function : .*k_encode|Function : .*k_decode_split_warp|Function : .*k_decode_values_warp/{p=1} /Function : .*(k_resolve|k_sample|k_meta|k_unit|k_plan_units|k_raw_entries|k_finish|k_compact|k_decode_value_staged|k_decode_value[^s]|k_selected|cub)/{p=0} p'; done | head -20000 > "$OUT/sass.txt"
 
 [ -n "${SKIP_SANITIZER:-}" ] || sanitizers
 

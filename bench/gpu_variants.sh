@@ -15,11 +15,17 @@ while [ $# -ge 2 ]; do
 	name=$1 defs=$2
 	shift 2
 	mkdir -p "$OUT/$name"
-	# shellcheck disable=SC2086
-	nvcc -O3 -std=c++17 $ARCH -Xcompiler -fPIC,-Wall,-Wextra,-Werror -Xptxas -v $defs \
-		-Isrc/codec -Icuda -c -o "$OUT/$name/gsst_gpu.o" cuda/gsst_gpu.cu 2> "$OUT/$name/ptxas.log"
+	: > "$OUT/$name/ptxas.log"
+	objs=()
+	for cu in cuda/*.cu; do
+		obj="$OUT/$name/$(basename "$cu" .cu).o"
+		# shellcheck disable=SC2086
+		nvcc -O3 -std=c++17 $ARCH -Xcompiler -fPIC,-Wall,-Wextra,-Werror -Xptxas -v $defs \
+			-Isrc/codec -Icuda -c -o "$obj" "$cu" 2>> "$OUT/$name/ptxas.log"
+		objs+=("$obj")
+	done
 	nvcc -O2 -std=c++17 $ARCH -Isrc/codec -Icuda -Itest/gpu -Ibench/baselines \
-		-o "$OUT/$name/gpu_bench" bench/gpu_bench.cu "$OUT/$name/gsst_gpu.o" cuda/build/codec_*.o \
+		-o "$OUT/$name/gpu_bench" bench/gpu_bench.cu "${objs[@]}" cuda/build/codec_*.o \
 		bench/build-gpu/base_lzss_gpu.o bench/build-gpu/base_lzss_bench.o "$OUT/base_nvcomp_none.o"
 	echo "$name: $defs: $(grep -A2 'k_decode_values_warp\|k_decode_split_warp' "$OUT/$name/ptxas.log" | grep -o 'Used [0-9]* registers\|[0-9]* bytes spill stores' | tr '\n' ' ')"
 done

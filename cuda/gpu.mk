@@ -19,6 +19,11 @@ GSST_GPU_CFLAGS ?= -O2 -std=c11 -fPIC -fvisibility=hidden -Wall -Wextra -Werror
 GSST_GPU_CODEC_SRC := $(wildcard $(GSST_GPU_ROOT)/src/codec/*.c)
 GSST_GPU_CODEC_OBJ := $(patsubst $(GSST_GPU_ROOT)/src/codec/%.c,$(GSST_GPU_BUILD)/codec_%.o,$(GSST_GPU_CODEC_SRC))
 GSST_GPU_HEADERS := $(wildcard $(GSST_GPU_ROOT)/cuda/*.h) $(wildcard $(GSST_GPU_ROOT)/src/codec/*.h)
+# the library's CUDA files, each its own compilation unit (no relocatable
+# device code: what they share is inline, in cuda/*.cuh)
+GSST_GPU_CU := $(wildcard $(GSST_GPU_ROOT)/cuda/*.cu)
+GSST_GPU_OBJ := $(patsubst $(GSST_GPU_ROOT)/cuda/%.cu,$(GSST_GPU_BUILD)/%.o,$(GSST_GPU_CU))
+GSST_GPU_CUDA_HEADERS := $(wildcard $(GSST_GPU_ROOT)/cuda/*.cuh)
 
 # The same ABI on the CPU codec: what CI's helper tests load (no nvcc needed).
 GSST_GPU_CPU_LIB := $(GSST_GPU_BUILD)/gsst_gpu_cpu.so
@@ -41,14 +46,15 @@ gsst-gpu: $(GSST_GPU_LIB)
 
 all: $(GSST_GPU_LIB)
 
-$(GSST_GPU_BUILD)/gsst_gpu.o: $(GSST_GPU_ROOT)/cuda/gsst_gpu.cu $(GSST_GPU_HEADERS)
+# each unit's register, spill and shared memory figures: build/UNIT.ptxas.log
+$(GSST_GPU_OBJ): $(GSST_GPU_BUILD)/%.o: $(GSST_GPU_ROOT)/cuda/%.cu $(GSST_GPU_HEADERS) $(GSST_GPU_CUDA_HEADERS)
 	@mkdir -p $(GSST_GPU_BUILD)
 	$(NVCC) $(GSST_GPU_NVFLAGS) -I$(GSST_GPU_ROOT)/src/codec -I$(GSST_GPU_ROOT)/cuda \
-		-Xptxas -v -c -o $@ $< 2> $(GSST_GPU_BUILD)/ptxas.log || { cat $(GSST_GPU_BUILD)/ptxas.log; exit 1; }
+		-Xptxas -v -c -o $@ $< 2> $(GSST_GPU_BUILD)/$*.ptxas.log || { cat $(GSST_GPU_BUILD)/$*.ptxas.log; exit 1; }
 
 # static CUDA runtime: the library needs only the driver (libcuda), which
 # is looked up at gsst_gpu_init; without it init says "no device"
-$(GSST_GPU_LIB): $(GSST_GPU_BUILD)/gsst_gpu.o $(GSST_GPU_CODEC_OBJ)
+$(GSST_GPU_LIB): $(GSST_GPU_OBJ) $(GSST_GPU_CODEC_OBJ)
 	$(NVCC) -shared $(GSST_GPU_ARCH) $(if $(GSST_GPU_CCBIN),-ccbin $(GSST_GPU_CCBIN)) -cudart static -o $@ $^
 else
 gsst-gpu:

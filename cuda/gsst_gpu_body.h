@@ -2,7 +2,7 @@
  * gsst_gpu_body.h - the per-thread work of every gsst GPU kernel.
  *
  * Written in the common subset of C11 and CUDA C so that the same bodies
- * run in the kernels (gsst_gpu.cu) and, one "thread" after another, in the
+ * run in the kernels (gsst_gpu_*.cu) and, one "thread" after another, in the
  * CPU emulation of test/gpu, which checks the whole GPU pipeline against
  * the codec on machines with no GPU.  Device-only details (read-only
  * cached loads, 16-byte accesses, atomics) sit behind __CUDA_ARCH__.

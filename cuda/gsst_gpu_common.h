@@ -1,8 +1,8 @@
 /*
  * gsst_gpu_common.h - the parts of the gsst_gpu ABI (gsst_gpu.h) that do not
  * depend on how a library encodes: its version, its config and its status
- * texts.  Included once by each implementation, gsst_gpu.cu (CUDA) and
- * gsst_gpu_cpu.c (the CPU codec), after it has defined GG_EXPORT.
+ * texts.  Included once by each implementation, gsst_gpu_context.cu (CUDA)
+ * and gsst_gpu_cpu.c (the CPU codec), after it has defined GG_EXPORT.
  */
 #ifndef GSST_GPU_COMMON_H
 #define GSST_GPU_COMMON_H

@@ -1,7 +1,8 @@
 /*
  * gsst_gpu_plan.h - host-side planning of one GPU encode: tile layout,
  * unit and split counts, workspace sizes, and the conversion of the
- * codec's encoder into the kernels' table.  Shared by gsst_gpu.cu and the
+ * codec's encoder into the kernels' table.  Shared by the library
+ * (gsst_gpu_encode.cu; gsst_gpu_context.cu checks sizes with it) and the
  * CPU emulation in test/gpu, so both run the same plan.
  */
 #ifndef GSST_GPU_PLAN_H
