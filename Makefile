@@ -196,7 +196,7 @@ test-citus: test-user
 	cd $(CITUS_DIR) && $(RUN_AS) TESTDIR=$(CITUS_DIR) \
 	  TESTDATADIR=$(CITUS_DIR)/tmp_check TESTLOGDIR=$(CITUS_DIR)/tmp_check/log \
 	  PATH="$(PG_BINDIR):$$PATH" PG_REGRESS=$(PG_REGRESS_BIN) \
-	  prove -I $(PG_TAP_LIB) -I test/tap $(CITUS_TESTS_GLOB) \
+	  prove -I $(PG_TAP_LIB) -I test/tap -I test/citus $(CITUS_TESTS_GLOB) \
 	|| { tail -n 80 $(CITUS_DIR)/tmp_check/log/regress_log_* 2>/dev/null; exit 1; }
 
 # The regression suite on PostgreSQL 15, 17 and 18.
