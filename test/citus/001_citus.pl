@@ -153,6 +153,22 @@ is($coord->safe_psql('postgres', q{SELECT gsst.compress_table('dist')}), '20000'
 	'compress_table re-encodes every value with the new dictionaries');
 is(gsst_table_md5($coord, 'dist'), $md5, 'dist: content unchanged');
 
+# ---- a logical shard move; compress_table afterwards ----
+
+my ($mshard, $from) = split /\|/, $coord->safe_psql('postgres', q{
+	SELECT shardid, nodeport FROM pg_dist_shard JOIN pg_dist_shard_placement USING (shardid)
+	WHERE logicalrelid = 'dist'::regclass ORDER BY shardid LIMIT 1});
+my ($to) = grep { $_ != $from } map { $_->port } @workers;
+$coord->safe_psql('postgres', "SELECT citus_move_shard_placement($mshard, '127.0.0.1', $from, "
+	  . "'127.0.0.1', $to, shard_transfer_mode => 'force_logical')");
+is(gsst_table_md5($coord, 'dist'), $md5, 'dist: a logical shard move keeps every value');
+my $moved_raw = raw_per_placement('dist');
+note("after moving shard $mshard from $from to $to: $moved_raw");
+is($coord->safe_psql('postgres', q{SELECT gsst.compress_table('dist')}), sum_raw($moved_raw),
+	'compress_table encodes what the move left raw');
+like(raw_per_placement('dist'), qr{^0/\d+( 0/\d+){7}$}, "every shard's values are encoded again");
+is(gsst_table_md5($coord, 'dist'), $md5, 'dist: content unchanged');
+
 # ---- a reference table: a copy on every node ----
 
 my $refrows = gsst_rows(1, 3000);

@@ -22,6 +22,8 @@ shared_preload_libraries = 'citus,gsst'
 listen_addresses = '127.0.0.1'
 max_prepared_transactions = 20
 wal_level = logical
+max_wal_senders = 10
+max_replication_slots = 10
 log_connections = on
 log_line_prefix = '%m [%p] %u '
 citus.node_conninfo = 'sslmode=disable'
