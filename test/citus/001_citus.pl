@@ -70,6 +70,14 @@ is($coord->safe_psql('postgres',
 		    $$SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = '%s'::regclass AND attname = 'c'$$)}),
 	'1', 'dist: every shard has a gsst column');
 
+is($coord->safe_psql('postgres', q{
+		SELECT bool_and(n = families) FROM (
+		  SELECT nodeport, count(*) AS n, count(DISTINCT result) AS families
+		  FROM run_command_on_placements('dist',
+		    $$SELECT atttypmod FROM pg_attribute WHERE attrelid = '%s'::regclass AND attname = 'c'$$)
+		  GROUP BY nodeport) f}),
+	't', "dist: each shard's column has a family of its own on its node");
+
 my $raw_before = raw_per_placement('dist');
 is(scalar(split / /, $raw_before), 8, 'dist: eight placements');
 my $filenodes = on_placements('dist', q{SELECT pg_relation_filenode('%s')});
@@ -113,6 +121,10 @@ my ($rc, $stdout, $stderr) = $coord->psql('postgres', 'BEGIN; SELECT gsst.compre
 	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 like($stderr, qr/25001: gsst.compress_table of a distributed table cannot run inside a transaction block/,
 	'compress_table of a distributed table refuses a transaction block');
+($rc, $stdout, $stderr) = $coord->psql('postgres', 'BEGIN; SELECT gsst.train(\'dist\', \'c\'); ROLLBACK;',
+	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+like($stderr, qr/25001: gsst.train of a distributed table cannot run inside a transaction block/,
+	'train of a distributed table refuses a transaction block');
 
 ($rc, $stdout, $stderr) = $coord->psql('postgres', q{SELECT gsst.compress_table('dist')});
 is($rc, 0, 'compress_table(dist) on the coordinator');
