@@ -5,6 +5,8 @@
 #   make test         (as root) install the Debian packages the tests use, build,
 #                     install, run every suite: codec, GPU code on the CPU,
 #                     pg_regress, TAP
+#   make test-citus   the Citus suite: a coordinator and two workers (Citus
+#                     built from ../shared/deps when it is not installed)
 #   make demo         (as root) a throwaway cluster with a size comparison
 #   make matrix       (as root) make test on PostgreSQL 15, 17 and 18, each in a
 #                     Debian root of the suite that carries it, then the
@@ -115,7 +117,7 @@ fi
 endef
 
 .PHONY: test deps-test deps-demo deps-deb test-user test-codec test-gpu \
-        test-regress test-tap demo demo-run bench-pg matrix deb deb-test deb-matrix
+        test-regress test-tap test-citus demo demo-run bench-pg matrix deb deb-test deb-matrix
 
 deps-test:
 	$(call apt_install,$(TEST_PACKAGES))
@@ -180,6 +182,22 @@ test-tap: test-user
 	  PATH="$(PG_BINDIR):$$PATH" PG_REGRESS=$(PG_REGRESS_BIN) \
 	  prove -I $(PG_TAP_LIB) -I test/tap $(TAP_TESTS_GLOB) \
 	|| { tail -n 80 $(TAP_DIR)/tmp_check/log/regress_log_* 2>/dev/null; exit 1; }
+
+# Citus: a coordinator and two workers on loopback (test/citus/*.pl).
+# scripts/citus.sh installs Citus into this PostgreSQL first, built from
+# ../shared/deps (or $CITUS_SOURCES) and cached; it fails, saying why, when
+# it cannot, and so does this suite: it never skips.
+CITUS_DIR = $(TEST_DIR)/citus
+CITUS_TESTS_GLOB ?= test/citus/*.pl
+
+test-citus: test-user
+	scripts/citus.sh $(PG_CONFIG)
+	@$(call prepare_test_dir,citus)
+	cd $(CITUS_DIR) && $(RUN_AS) TESTDIR=$(CITUS_DIR) \
+	  TESTDATADIR=$(CITUS_DIR)/tmp_check TESTLOGDIR=$(CITUS_DIR)/tmp_check/log \
+	  PATH="$(PG_BINDIR):$$PATH" PG_REGRESS=$(PG_REGRESS_BIN) \
+	  prove -I $(PG_TAP_LIB) -I test/tap -I test/citus $(CITUS_TESTS_GLOB) \
+	|| { tail -n 80 $(CITUS_DIR)/tmp_check/log/regress_log_* 2>/dev/null; exit 1; }
 
 # The regression suite on PostgreSQL 15, 17 and 18.
 matrix:

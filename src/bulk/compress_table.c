@@ -58,6 +58,7 @@
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
+#include "scaleout/citus.h"
 #include "worker/worker.h"
 
 /* Seconds between progress NOTICEs of a long compress_table. */
@@ -441,6 +442,10 @@ gsst_compress_table(PG_FUNCTION_ARGS)
 							MAX_PARALLEL_WORKER_LIMIT)));
 	}
 	relid = PG_GETARG_OID(0);
+	/* a Citus distributed table: its placements, each on its node */
+	if (gsst_citus_distributed(relid))
+		PG_RETURN_INT64(gsst_citus_compress_table(relid, column_name, retrain,
+												  PG_NARGS() > 3 && !PG_ARGISNULL(3) ? nworkers : -1));
 	rel = gsst_open_checked(relid, AccessExclusiveLock,
 							GSST_CHECK_OWNER | GSST_CHECK_NOT_CATALOG,
 							GSST_RELKINDS_WITH_ROWS);

@@ -4,6 +4,7 @@
  */
 #include "type/type.h"
 #include "column/column.h"
+#include "scaleout/citus.h"
 
 #include "access/detoast.h"
 #include "access/relation.h"
@@ -263,6 +264,9 @@ gsst_train_sql(PG_FUNCTION_ARGS)
 	Oid			collid;
 	uint32		id;
 
+	/* a Citus distributed table: its placements, each on its node */
+	if (gsst_citus_distributed(relid))
+		PG_RETURN_INT32(gsst_citus_train(relid, attname));
 	rel = gsst_open_checked(relid, AccessShareLock, GSST_CHECK_OWNER,
 							GSST_RELKINDS_WITH_ROWS);
 	attnum = get_attnum(relid, attname);
@@ -365,6 +369,12 @@ gsst_column_stats(PG_FUNCTION_ARGS)
 	ListCell   *lc;
 
 	InitMaterializedSRF(fcinfo, 0);
+	/* a Citus distributed table: the sums of its shards */
+	if (gsst_citus_distributed(relid))
+	{
+		gsst_citus_column_stats(relid, rsinfo);
+		return (Datum) 0;
+	}
 	rel = gsst_open_checked(relid, AccessShareLock, GSST_CHECK_SELECT,
 							GSST_RELKINDS_WITH_ROWS);
 	table_select = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;

@@ -1,0 +1,63 @@
+# Helpers of the Citus suite: a coordinator and workers on loopback.
+package CitusTest;
+
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Exporter 'import';
+use GsstTest;
+
+our @EXPORT = qw(citus_cluster citus_log_offsets citus_log_since);
+
+# A node with citus and gsst preloaded and created (citus first), which the
+# other nodes reach on 127.0.0.1.  Connections are logged with their role.
+sub citus_node
+{
+	my ($name) = @_;
+	my $node = gsst_node($name, preload => 0);
+	$node->append_conf('postgresql.conf', qq{
+shared_preload_libraries = 'citus,gsst'
+listen_addresses = '127.0.0.1'
+max_prepared_transactions = 20
+wal_level = logical
+max_wal_senders = 10
+max_replication_slots = 10
+log_connections = on
+log_line_prefix = '%m [%p] %u '
+citus.node_conninfo = 'sslmode=disable'
+});
+	$node->start;
+	$node->safe_psql('postgres', 'CREATE EXTENSION citus; CREATE EXTENSION gsst;');
+	return $node;
+}
+
+# A coordinator (in the metadata, so that reference tables have a copy on
+# it) and $nworkers workers; dies when Citus cannot be loaded or set up.
+sub citus_cluster
+{
+	my ($nworkers) = @_;
+	my $coord = citus_node('coordinator');
+	my @workers = map { citus_node("worker$_") } (1 .. $nworkers);
+	$coord->safe_psql('postgres',
+		"SELECT citus_set_coordinator_host('127.0.0.1', " . $coord->port . ')');
+	$coord->safe_psql('postgres', "SELECT citus_add_node('127.0.0.1', " . $_->port . ')')
+	  for @workers;
+	return ($coord, @workers);
+}
+
+# Where each node's log ends now.
+sub citus_log_offsets
+{
+	return [ map { -s $_->logfile } @_ ];
+}
+
+# What the nodes logged since $offsets, concatenated.
+sub citus_log_since
+{
+	my ($offsets, @nodes) = @_;
+	return join('', map { slurp_file($nodes[$_]->logfile, $offsets->[$_]) } 0 .. $#nodes);
+}
+
+1;
