@@ -361,24 +361,29 @@ desc_holds(Proof *proof, TupleDesc desc, Relation rel)
 static List *
 lock_relations(Proof *proof)
 {
-	Relation	pg_class = table_open(RelationRelationId, AccessShareLock);
-	TableScanDesc scan = table_beginscan_catalog(pg_class, 0, NULL);
+	Relation	pg_attribute = table_open(AttributeRelationId, AccessShareLock);
+	TableScanDesc scan = table_beginscan_catalog(pg_attribute, 0, NULL);
 	HeapTuple	tup;
 	List	   *oids = NIL;
 	List	   *result = NIL;
 	ListCell   *lc;
 
+	/* from the catalog first: only those relations are locked at all */
 	while ((tup = heap_getnext(scan, ForwardScanDirection)) != NULL)
 	{
-		Form_pg_class form = (Form_pg_class) GETSTRUCT(tup);
+		Form_pg_attribute att = (Form_pg_attribute) GETSTRUCT(tup);
+		char		relkind;
 
-		if (!form->relisshared &&
-			(form->relkind == RELKIND_RELATION || form->relkind == RELKIND_MATVIEW ||
-			 form->relkind == RELKIND_INDEX))
-			oids = lappend_oid(oids, form->oid);
+		if (att->attnum <= 0 || att->attisdropped ||
+			type_holds(proof, att->atttypid) == HOLDS_NOTHING)
+			continue;
+		relkind = get_rel_relkind(att->attrelid);
+		if ((relkind == RELKIND_RELATION || relkind == RELKIND_MATVIEW ||
+			 relkind == RELKIND_INDEX) && !list_member_oid(oids, att->attrelid))
+			oids = lappend_oid(oids, att->attrelid);
 	}
 	table_endscan(scan);
-	table_close(pg_class, AccessShareLock);
+	table_close(pg_attribute, AccessShareLock);
 
 	foreach(lc, oids)
 	{
