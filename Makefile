@@ -10,7 +10,7 @@
 #   make demo         (as root) a throwaway cluster with a size comparison
 #   make matrix       (as root) make test on PostgreSQL 15, 17 and 18, each in a
 #                     Debian root of the suite that carries it, then the
-#                     package test of each (scripts/matrix.sh)
+#                     Citus suite and the package test of each (scripts/matrix.sh)
 #   make deb          build the Debian package postgresql-$(PG_MAJOR)-gsst
 #   make deb-test     (as root) install that package into a fresh Debian root and
 #                     run the regression suite against it (installcheck);
@@ -89,6 +89,8 @@ BUILD_PACKAGES = make gcc libc6-dev postgresql-server-dev-$(PG_MAJOR)
 TEST_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR) libipc-run-perl \
                  clang libclang-rt-dev python3-psycopg postgresql-$(PG_MAJOR)-repack
 DEMO_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR)
+# Citus's build (scripts/citus.sh) needs gssapi, lz4 and zstd headers
+CITUS_PACKAGES = $(TEST_PACKAGES) libkrb5-dev liblz4-dev libzstd-dev
 # dpkg-buildpackage requires build-essential of every package it builds
 DEB_PACKAGES   = $(BUILD_PACKAGES) build-essential dpkg-dev debhelper postgresql-server-dev-all
 
@@ -116,7 +118,7 @@ define apt_install
 fi
 endef
 
-.PHONY: test deps-test deps-demo deps-deb test-user test-codec test-gpu \
+.PHONY: test deps-test deps-demo deps-deb deps-citus test-user test-codec test-gpu \
         test-regress test-tap test-citus demo demo-run bench-pg matrix deb deb-test deb-matrix
 
 deps-test:
@@ -125,6 +127,8 @@ deps-demo:
 	$(call apt_install,$(DEMO_PACKAGES))
 deps-deb:
 	$(call apt_install,$(DEB_PACKAGES))
+deps-citus:
+	$(call apt_install,$(CITUS_PACKAGES))
 
 test-user:
 ifeq ($(IS_ROOT),yes)
@@ -190,7 +194,7 @@ test-tap: test-user
 CITUS_DIR = $(TEST_DIR)/citus
 CITUS_TESTS_GLOB ?= test/citus/*.pl
 
-test-citus: test-user
+test-citus: deps-citus test-user
 	scripts/citus.sh $(PG_CONFIG)
 	@$(call prepare_test_dir,citus)
 	cd $(CITUS_DIR) && $(RUN_AS) TESTDIR=$(CITUS_DIR) \

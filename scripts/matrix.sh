@@ -1,12 +1,15 @@
 #!/bin/bash
 # scripts/matrix.sh [MAJOR ...] - make test on PostgreSQL 15, 17 and 18,
-# then the Debian package test of each (scripts/deb.sh test MAJOR).
+# then the Citus suite (make test-citus) and the Debian package test
+# (scripts/deb.sh test MAJOR) of each.
 #
 # Each major runs on the Debian suite that carries it (bookworm 15, trixie
 # 17, forky 18): on this machine when it runs that suite, else in a root made
 # with debootstrap under $GSST_ROOTS (default /var/tmp/gsst-roots), kept for
 # later runs.  The repository's files (what git tracks, and untracked files
-# it does not ignore) are copied into the root.  Prints a line per major and
+# it does not ignore) are copied into the root, and so are the Citus release
+# sources of ../shared/deps (the one suite that reads them; Citus is built
+# once per root and kept there).  Prints a line per step and
 # fails when any failed; the logs stay in $GSST_ROOTS/logs.  Needs root.
 set -euo pipefail
 
@@ -18,12 +21,12 @@ LOGS=$ROOTS/logs
 
 host_suite=$(host_suite)
 
-# run_major MAJOR: make test on it; returns its status
+# run_major MAJOR TARGET: make TARGET (test, test-citus) on it; returns its status
 run_major() {
-	local major=$1 suite dir status
+	local major=$1 target=$2 suite dir status
 	suite=$(suite_of "$major")
 	if [ "$suite" = "$host_suite" ]; then
-		(cd "$REPO" && make test PG_MAJOR="$major")
+		(cd "$REPO" && make "$target" PG_MAJOR="$major")
 		return
 	fi
 	dir=$ROOTS/$suite
@@ -31,6 +34,10 @@ run_major() {
 	root_mount "$dir"
 	trap "root_umount '$dir'" EXIT
 	copy_repo "$REPO" "$dir/build/gsst"
+	if [ "$target" = test-citus ]; then
+		mkdir -p "$dir/build/shared/deps"
+		cp "${CITUS_SOURCES:-$(dirname "$REPO")/shared/deps}"/citus-*.tar.gz "$dir/build/shared/deps/"
+	fi
 	status=0
 	# a bare root, as the README's quick start: make first, then make test
 	chroot "$dir" /bin/bash -c "
@@ -39,7 +46,7 @@ run_major() {
 			apt-get update -q
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends make
 		}
-		cd /build/gsst && make test PG_MAJOR=$major" || status=$?
+		cd /build/gsst && make $target PG_MAJOR=$major" || status=$?
 	root_umount "$dir"
 	trap - EXIT
 	return $status
@@ -67,7 +74,8 @@ mkdir -p "$LOGS"
 failed=0
 summary=""
 for major in $MAJORS; do
-	step "$major" "make test" "$LOGS/pg$major.log" run_major "$major"
+	step "$major" "make test" "$LOGS/pg$major.log" run_major "$major" test
+	step "$major" "Citus" "$LOGS/pg$major-citus.log" run_major "$major" test-citus
 	step "$major" "package" "$LOGS/pg$major-deb.log" "$REPO/scripts/deb.sh" test "$major"
 done
 echo "== matrix"

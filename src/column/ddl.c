@@ -36,6 +36,7 @@
  */
 #include "type/type.h"
 #include "column/column.h"
+#include "scaleout/citus.h"
 
 #include "access/genam.h"
 #include "access/htup_details.h"
@@ -883,6 +884,9 @@ gsst_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 		settle_families(targets, queryString);
 		if (ctx.converted != NIL)
 			train_converted(ctx.converted);
+		if (IsA(pstmt->utilityStmt, CreateStmt))
+			gsst_citus_seed_shard(RangeVarGetRelid(((CreateStmt *) pstmt->utilityStmt)->relation,
+												   NoLock, true));
 	}
 }
 

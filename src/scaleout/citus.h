@@ -1,7 +1,8 @@
 /*
  * citus.h - gsst's bulk and inspection functions on a Citus distributed or
  * reference table (src/scaleout/citus.c): the work runs on every shard
- * placement through Citus's own functions, and the results are summed.
+ * placement through Citus's own functions, and the results are summed; and
+ * a new shard's first dictionary (src/scaleout/shards.c).
  *
  * Above dict/ (privileges); column/ and bulk/ call it.  It never includes
  * Citus's headers nor links against Citus.
@@ -28,5 +29,8 @@ extern int32 gsst_citus_train(Oid relid, const char *column_name);
 
 /* gsst.column_stats summed over the shards, into a materialized SRF. */
 extern void gsst_citus_column_stats(Oid relid, ReturnSetInfo *rsinfo);
+
+/* shards.c: a new shard takes a dictionary of a shard on this node. */
+extern void gsst_citus_seed_shard(Oid relid);
 
 #endif							/* GSST_SCALEOUT_CITUS_H */
