@@ -628,8 +628,12 @@ source_select(const char *query, char **text)
 /*
  * INSERT INTO target (columns) SELECT s.c1, s.c2::gsst, ... FROM (source)
  * AS s (c1, c2, ...): the target and its columns from the catalog, quoted;
- * each text value for a gsst column cast to gsst without a family, which
- * keeps it raw, so that the node that stores it encodes it.
+ * each value for a gsst column cast to gsst without a family.  Text stays
+ * raw until the node that stores it encodes it.  A gsst source loses the
+ * typmod of its column here: Citus would name it in the column list of the
+ * intermediate results it reads on the workers, where that number is
+ * another family, and the values would be encoded with that family's
+ * dictionary on arrival.
  */
 static char *
 load_statement(Relation rel, const int *target_att, TupleDesc source_desc, const char *source)
@@ -653,8 +657,7 @@ load_statement(Relation rel, const int *target_att, TupleDesc source_desc, const
 		Oid			source_type = TupleDescAttr(source_desc, i)->atttypid;
 
 		appendStringInfo(&sql, "%s" LOAD_SOURCE_ALIAS ".c%d", i ? ", " : "", i + 1);
-		if (target_type == cat->gsst_type && source_type != cat->gsst_type &&
-			text_like_source(source_type, cat->gsst_type))
+		if (target_type == cat->gsst_type && text_like_source(source_type, cat->gsst_type))
 			appendStringInfo(&sql, "::%s", format_type_be_qualified(cat->gsst_type));
 	}
 	/* on lines of its own: a comment that ends it ends there */
