@@ -54,6 +54,8 @@ $coord->safe_psql('postgres', q{
 	CREATE TABLE staging (id int, c text);
 	CREATE TABLE dist (id int PRIMARY KEY, c text COMPRESSION gsst);
 	SELECT create_distributed_table('dist', 'id', shard_count => 4);
+	CREATE TABLE dist2 (id int PRIMARY KEY, c text COMPRESSION gsst);
+	SELECT create_distributed_table('dist2', 'id', colocate_with => 'dist');
 });
 $coord->safe_psql('postgres', "COPY staging FROM STDIN;\n" . gsst_copy_text($rows) . "\\.\n");
 
@@ -104,6 +106,14 @@ is($coord->safe_psql('postgres',
 	q{SELECT gsst.load('dist', 'SELECT 1, ''x'') AS s; DROP TABLE staging; SELECT (1')});
 like($stderr, qr/syntax error at or near "\)"/, 'a source query that closes the subquery is a syntax error');
 is($coord->safe_psql('postgres', q{SELECT to_regclass('staging') IS NOT NULL}), 't', 'and nothing of it ran');
+is($coord->safe_psql('postgres', q{SELECT gsst.load('dist', 'VALUES (30006, ''six''), (30007, ''seven'')')}),
+	'2', 'VALUES as the source');
+is($coord->safe_psql('postgres', q{SELECT gsst.load('dist2', 'TABLE dist')}), '22007', 'TABLE as the source');
+is($coord->safe_psql('postgres', q{SELECT string_agg(c, ',' ORDER BY id) FROM dist2 WHERE id > 30005}),
+	'six,seven', 'their rows');
+is($coord->safe_psql('postgres',
+		q{BEGIN; SELECT gsst.load('dist', 'SELECT 30008, ''eight'''); ROLLBACK; SELECT count(*) FROM dist WHERE id = 30008}),
+	"1\n0", 'a load rolled back leaves nothing on the workers');
 ($rc, $stdout, $stderr) = $coord->psql('postgres', q{SELECT gsst.load('dist', 'SHOW work_mem')},
 	extra_params => [ '-v', 'VERBOSITY=verbose' ]);
 like($stderr, qr/0A000: gsst.load into a distributed table takes a SELECT, VALUES or TABLE query/,
@@ -140,10 +150,21 @@ is(md5_per_placement('ref'), join(' ', ($ref_md5) x 3), 'ref: content unchanged'
 
 # ---- INSERT ... SELECT of text into a gsst column ----
 
-$coord->safe_psql('postgres', q{
-	CREATE TABLE dist2 (id int PRIMARY KEY, c text COMPRESSION gsst);
-	SELECT create_distributed_table('dist2', 'id', shard_count => 4);
-});
+# gsst.load from a colocated table: pushed down, each shard's rows stay on
+# its node
+$coord->safe_psql('postgres', 'TRUNCATE dist2');
+($rc, $stdout, $stderr) = $coord->psql('postgres',
+	q{SET citus.log_remote_commands = on; SELECT gsst.load('dist2', 'SELECT id, c FROM dist WHERE id <= 100')});
+like($stderr, qr/issuing INSERT INTO public\.dist2_\d+ .*FROM public\.dist_\d+/,
+	'gsst.load from a colocated table: Citus pushes the INSERT ... SELECT down to the shards');
+is($stdout, '100', 'it returns the rows inserted');
+is($coord->safe_psql('postgres', q{SELECT count(*) FROM dist2 d2 JOIN dist d USING (id) WHERE d2.c = d.c}),
+	'100', 'dist2 holds the text of dist');
+is($coord->safe_psql('postgres',
+		q{SELECT count(*) FROM dist2 d2 JOIN dist d USING (id) WHERE gsst.datum(d2.c) = gsst.datum(d.c)}),
+	'100', 'pushed down, each value keeps the bytes it has on its node');
+$coord->safe_psql('postgres', 'TRUNCATE dist2');
+
 is(insert_select_method('INSERT INTO dist2 SELECT id, c FROM staging'), 'pull to coordinator',
 	'text from a table of the coordinator: Citus pulls it through the coordinator');
 $coord->safe_psql('postgres', 'INSERT INTO dist2 SELECT id, c FROM staging');
@@ -205,6 +226,9 @@ for my $case (
 		is(foreign_per_placement($table), '0 0 0',
 			"$what: every value is encoded with a dictionary of its own shard's family");
 	}
+	$coord->safe_psql('postgres', "SELECT gsst.compress_table('$table')");
+	is(foreign_per_placement($table), '0 0 0',
+		"$what: after compress_table, every value uses its own shard's dictionaries");
 }
 
 # ---- a repartition join on a gsst column ----
