@@ -1,4 +1,7 @@
-/* gsst 1.3 -> 1.4: dictionaries no stored value needs can be dropped. */
+/*
+ * gsst 1.3 -> 1.4: dictionaries no stored value needs can be dropped; the
+ * cast text -> gsst takes the value alone, as Citus calls it.
+ */
 
 \echo Use "ALTER EXTENSION gsst UPDATE TO '1.4'" to load this file. \quit
 
@@ -15,3 +18,9 @@ CREATE FUNCTION gsst.drop_unused_dictionaries(rel regclass) RETURNS integer[]
 COMMENT ON FUNCTION gsst.drop_unused_dictionaries(regclass) IS
     'drop the dictionaries of the table''s gsst columns that no stored value needs; returns their ids';
 REVOKE ALL ON FUNCTION gsst.drop_unused_dictionaries(regclass) FROM PUBLIC;
+
+-- Citus's INSERT ... SELECT planner calls a cast function with the value
+-- alone: the defaults make that a cast to gsst without a family (raw).
+CREATE OR REPLACE FUNCTION gsst.gsst_from_text(text, integer DEFAULT -1, boolean DEFAULT false)
+    RETURNS @extschema@.gsst
+    AS 'MODULE_PATHNAME', 'gsst_from_text' LANGUAGE C STABLE STRICT PARALLEL SAFE;

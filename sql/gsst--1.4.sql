@@ -145,7 +145,12 @@ CREATE FUNCTION gsst.compress(text, family integer) RETURNS @extschema@.gsst
 COMMENT ON FUNCTION gsst.compress(text, integer) IS
     'encode text with the current dictionary of a family whose column the caller may read or write; raw otherwise';
 
-CREATE FUNCTION gsst.gsst_from_text(text, integer, boolean) RETURNS @extschema@.gsst
+-- The cast text -> gsst.  PostgreSQL calls it with all three arguments;
+-- Citus's INSERT ... SELECT planner calls a cast function with the value
+-- alone, and the defaults make that a cast to gsst without a family, which
+-- keeps the value raw until the column that stores it encodes it.
+CREATE FUNCTION gsst.gsst_from_text(text, integer DEFAULT -1, boolean DEFAULT false)
+    RETURNS @extschema@.gsst
     AS 'MODULE_PATHNAME', 'gsst_from_text' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 
 CREATE FUNCTION gsst.gsst_apply_family_support(internal) RETURNS internal

@@ -6,6 +6,10 @@
  * through the executor, so that triggers, constraints, indexes and
  * partitions behave as usual.  While the worker encodes batch N, this
  * backend inserts batch N-1 and then reads batch N+1.
+ *
+ * Into a Citus distributed or reference table nothing is encoded here: the
+ * caller's query becomes the source of one INSERT ... SELECT that Citus
+ * runs (load_distributed), and every node encodes what it stores.
  */
 #include "bulk/batch.h"
 
@@ -36,6 +40,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "parser/parse_coerce.h"
+#include "parser/parser.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
 #include "storage/lmgr.h"
@@ -46,6 +51,7 @@
 #include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
+#include "utils/plancache.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 #include "utils/snapmgr.h"
@@ -54,6 +60,7 @@
 #include "utils/tuplestore.h"
 
 #include "bulk/encode_pool.h"
+#include "scaleout/citus.h"
 #include "worker/worker.h"
 
 /*
@@ -104,6 +111,9 @@ typedef struct LoadPlan
  * function sees it, and its columns have the types gsst.load gave them.
  */
 #define LOAD_BATCH_RELATION "gsst_load_batch"
+
+/* Into a distributed table, the caller's query is a subquery of this name. */
+#define LOAD_SOURCE_ALIAS "gsst_load_source"
 
 /* Train a family's first table from a sample of a batch, as learning does. */
 static void
@@ -594,6 +604,138 @@ text_like_source(Oid typid, Oid gsst_type)
 }
 
 /*
+ * The caller's source query for load_distributed: one SELECT (VALUES and
+ * TABLE are SELECTs too), as raw parse tree and as text, less a trailing
+ * semicolon.
+ */
+static SelectStmt *
+source_select(const char *query, char **text)
+{
+	List	   *stmts = raw_parser(query, RAW_PARSE_DEFAULT);
+	RawStmt    *raw = list_length(stmts) == 1 ? linitial_node(RawStmt, stmts) : NULL;
+
+	if (raw == NULL || !IsA(raw->stmt, SelectStmt))
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("gsst.load into a distributed table takes a SELECT, VALUES or TABLE query as its source"),
+				 errhint("Citus runs it as the source of an INSERT ... SELECT.")));
+	*text = raw->stmt_len > 0 ?
+		pnstrdup(query + raw->stmt_location, raw->stmt_len) :
+		pstrdup(query + raw->stmt_location);
+	return (SelectStmt *) raw->stmt;
+}
+
+/*
+ * INSERT INTO target (columns) SELECT s.c1, s.c2::gsst, ... FROM (source)
+ * AS s (c1, c2, ...): the target and its columns from the catalog, quoted;
+ * each value for a gsst column cast to gsst without a family.  Text stays
+ * raw until the node that stores it encodes it.  A gsst source loses the
+ * typmod of its column here: Citus would name it in the column list of the
+ * intermediate results it reads on the workers, where that number is
+ * another family, and the values would be encoded with that family's
+ * dictionary on arrival.
+ */
+static char *
+load_statement(Relation rel, const int *target_att, TupleDesc source_desc, const char *source)
+{
+	const GsstCatalog *cat = gsst_catalog(false);
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			nsource = source_desc->natts;
+	StringInfoData sql;
+
+	initStringInfo(&sql);
+	appendStringInfo(&sql, "INSERT INTO %s (",
+					 quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+												RelationGetRelationName(rel)));
+	for (int i = 0; i < nsource; i++)
+		appendStringInfo(&sql, "%s%s", i ? ", " : "",
+						 quote_identifier(NameStr(TupleDescAttr(desc, target_att[i])->attname)));
+	appendStringInfoString(&sql, ") SELECT ");
+	for (int i = 0; i < nsource; i++)
+	{
+		Oid			target_type = TupleDescAttr(desc, target_att[i])->atttypid;
+		Oid			source_type = TupleDescAttr(source_desc, i)->atttypid;
+
+		appendStringInfo(&sql, "%s" LOAD_SOURCE_ALIAS ".c%d", i ? ", " : "", i + 1);
+		if (target_type == cat->gsst_type && text_like_source(source_type, cat->gsst_type))
+			appendStringInfo(&sql, "::%s", format_type_be_qualified(cat->gsst_type));
+	}
+	/* on lines of its own: a comment that ends it ends there */
+	appendStringInfo(&sql, " FROM (\n%s\n) AS " LOAD_SOURCE_ALIAS " (", source);
+	for (int i = 0; i < nsource; i++)
+		appendStringInfo(&sql, "%sc%d", i ? ", " : "", i + 1);
+	appendStringInfoChar(&sql, ')');
+	return sql.data;
+}
+
+/*
+ * The caller's text must be the INSERT's source and nothing else: parsed,
+ * the statement equals the one built around an empty SELECT (the skeleton)
+ * with the caller's query, parsed alone, in that SELECT's place.  equal()
+ * leaves out where each token stood.
+ */
+static void
+verify_load_statement(const char *sql, const char *skeleton_sql, SelectStmt *source)
+{
+	List	   *stmts = raw_parser(sql, RAW_PARSE_DEFAULT);
+	RawStmt    *skeleton = linitial_node(RawStmt, raw_parser(skeleton_sql, RAW_PARSE_DEFAULT));
+	InsertStmt *insert = castNode(InsertStmt, skeleton->stmt);
+	SelectStmt *select = castNode(SelectStmt, insert->selectStmt);
+	RangeSubselect *from = linitial_node(RangeSubselect, select->fromClause);
+
+	from->subquery = (Node *) source;
+	if (list_length(stmts) != 1 ||
+		!equal(linitial_node(RawStmt, stmts)->stmt, skeleton->stmt))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("gsst.load: the source query does not stand alone as the source of an INSERT")));
+}
+
+/* Run the prepared INSERT; its errors are re-thrown as the call's. */
+static uint64
+execute_insert(SPIPlanPtr plan, const char *sql)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	int			rc;
+
+	PG_TRY();
+	{
+		rc = SPI_execute_plan(plan, NULL, NULL, false, 0);
+	}
+	PG_CATCH();
+	{
+		rethrow_as_load(cxt, sql);
+	}
+	PG_END_TRY();
+	if (rc != SPI_OK_INSERT)
+		elog(ERROR, "gsst.load: INSERT failed: %s", SPI_result_code_string(rc));
+	return SPI_processed;
+}
+
+/*
+ * gsst.load into a Citus distributed or reference table (on the
+ * coordinator, or on a worker that has Citus's metadata).  Its rows live in
+ * shards, and each node keeps its own dictionaries (DESIGN.md, 6a): no batch
+ * is encoded here.  The caller's query becomes the source of one INSERT ...
+ * SELECT, run as the caller, which Citus plans as the caller's own: pushed
+ * down to colocated shards, repartitioned between the workers, or pulled
+ * through the coordinator.  Either way the values of gsst columns reach the
+ * nodes that store them as text, and each encodes them on arrival with its
+ * shard's dictionary, as a COPY through Citus does.  batch_rows is not used:
+ * Citus sizes its own transfers.
+ */
+static uint64
+load_distributed(Relation rel, const int *target_att, TupleDesc source_desc,
+				 SelectStmt *source, const char *source_text, LoadErrorContext *ec)
+{
+	char	   *sql = load_statement(rel, target_att, source_desc, source_text);
+
+	verify_load_statement(sql, load_statement(rel, target_att, source_desc, "SELECT"), source);
+	ec->insert_sql = sql;
+	return execute_insert(prepare_insert(sql), sql);
+}
+
+/*
  * The target columns the columns argument names, in its order, as INSERT's
  * column list takes them; what INSERT would refuse is refused here, before
  * the source query runs.
@@ -665,6 +807,84 @@ named_target_columns(Relation rel, ArrayType *names, int *target_att)
 	}
 	pfree(named);
 	return ntarget;
+}
+
+/*
+ * Refuse what the INSERT would refuse of the source query's columns, before
+ * it runs: too many or too few, no INSERT right on a target column, a type
+ * that does not go into its column.
+ */
+static void
+check_source_columns(Relation rel, const int *target_att, int ntarget, bool named,
+					 TupleDesc source_desc)
+{
+	const GsstCatalog *cat = gsst_catalog(false);
+	TupleDesc	desc = RelationGetDescr(rel);
+	Oid			target = RelationGetRelid(rel);
+	const char *relname = RelationGetRelationName(rel);
+	int			nsource = source_desc->natts;
+
+	if (nsource == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("gsst.load: the source query returns no columns")));
+	/* as INSERT's "more expressions than target columns", and the reverse */
+	if (named && nsource != ntarget)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 nsource > ntarget ?
+				 errmsg("gsst.load: the source query returns more columns than the columns argument names (%d and %d)",
+						nsource, ntarget) :
+				 errmsg("gsst.load: the source query returns fewer columns than the columns argument names (%d and %d)",
+						nsource, ntarget)));
+	if (nsource > ntarget)
+		ereport(ERROR,
+				(errcode(ERRCODE_SYNTAX_ERROR),
+				 errmsg("gsst.load: the source query returns more columns than table \"%s\" takes (%d and %d)",
+						relname, nsource, ntarget),
+				 errdetail("Without the columns argument, source columns go by position to the columns that are neither generated nor GENERATED ALWAYS AS IDENTITY.")));
+
+	/* as the INSERT will: the table, or else each column it writes */
+	if (pg_class_aclcheck(target, GetUserId(), ACL_INSERT) != ACLCHECK_OK)
+	{
+		for (int i = 0; i < nsource; i++)
+			if (pg_attribute_aclcheck(target, TupleDescAttr(desc, target_att[i])->attnum,
+									  GetUserId(), ACL_INSERT) != ACLCHECK_OK)
+				aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, relname);
+	}
+
+	for (int i = 0; i < nsource; i++)
+	{
+		Form_pg_attribute tatt = TupleDescAttr(desc, target_att[i]);
+		Form_pg_attribute satt = TupleDescAttr(source_desc, i);
+
+		if (tatt->atttypid == cat->gsst_type && tatt->atttypmod > 0)
+		{
+			if (!text_like_source(satt->atttypid, cat->gsst_type))
+				ereport(ERROR,
+						(errcode(ERRCODE_DATATYPE_MISMATCH),
+						 errmsg("gsst.load: column %d of the source query has type %s, and gsst column \"%s\" takes text",
+								i + 1, format_type_be(satt->atttypid), NameStr(tatt->attname)),
+						 errhint("Cast it to text in the source query.")));
+		}
+		else if (!can_coerce_type(1, &satt->atttypid, &tatt->atttypid, COERCION_ASSIGNMENT))
+		{
+			/*
+			 * What the INSERT's parse analysis would say (the same test, the
+			 * same SQLSTATE and message), and of which source column.
+			 */
+			ereport(ERROR,
+					(errcode(ERRCODE_DATATYPE_MISMATCH),
+					 errmsg("column \"%s\" is of type %s but expression is of type %s",
+							NameStr(tatt->attname), format_type_be(tatt->atttypid),
+							format_type_be(satt->atttypid)),
+					 errdetail("gsst.load puts column %d of the source query into column \"%s\" of table \"%s\".",
+							   i + 1, NameStr(tatt->attname), relname),
+					 named ?
+					 errhint("Cast it in the source query.") :
+					 errhint("Cast it in the source query, or name the target columns with the columns argument.")));
+		}
+	}
 }
 
 PG_FUNCTION_INFO_V1(gsst_load);
@@ -769,41 +989,31 @@ gsst_load(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("gsst.load: the source query must return rows")));
+	if (gsst_citus_distributed(target))
+	{
+		/* Citus runs the query: it is prepared here, never opened */
+		CachedPlanSource *source = linitial(SPI_plan_get_plan_sources(source_plan));
+		TupleDesc	source_desc = CreateTupleDescCopy(source->resultDesc);
+		char	   *source_text;
+		SelectStmt *select = source_select(query, &source_text);
+		uint64		rows;
+
+		ec.phase = LOAD_CALL;
+		check_source_columns(rel, target_att, ntarget, names != NULL, source_desc);
+		rows = load_distributed(rel, target_att, source_desc, select, source_text, &ec);
+		relation_close(rel, NoLock);
+		error_context_stack = errcallback.previous;
+		MemoryContextDelete(cxt);
+		SPI_finish();
+		PG_RETURN_INT64((int64) rows);
+	}
 	portal = SPI_cursor_open(NULL, source_plan, NULL, NULL, false);
 	ec.phase = LOAD_CALL;
 
 	memset(&lp, 0, sizeof(lp));
 	lp.source_desc = CreateTupleDescCopy(portal->tupDesc);
+	check_source_columns(rel, target_att, ntarget, names != NULL, lp.source_desc);
 	lp.nsource = lp.source_desc->natts;
-	if (lp.nsource == 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_SYNTAX_ERROR),
-				 errmsg("gsst.load: the source query returns no columns")));
-	/* as INSERT's "more expressions than target columns", and the reverse */
-	if (names != NULL && lp.nsource != ntarget)
-		ereport(ERROR,
-				(errcode(ERRCODE_SYNTAX_ERROR),
-				 lp.nsource > ntarget ?
-				 errmsg("gsst.load: the source query returns more columns than the columns argument names (%d and %d)",
-						lp.nsource, ntarget) :
-				 errmsg("gsst.load: the source query returns fewer columns than the columns argument names (%d and %d)",
-						lp.nsource, ntarget)));
-	if (lp.nsource > ntarget)
-		ereport(ERROR,
-				(errcode(ERRCODE_SYNTAX_ERROR),
-				 errmsg("gsst.load: the source query returns more columns than table \"%s\" takes (%d and %d)",
-						relname, lp.nsource, ntarget),
-				 errdetail("Without the columns argument, source columns go by position to the columns that are neither generated nor GENERATED ALWAYS AS IDENTITY.")));
-
-	/* as the INSERT will: the table, or else each column it writes */
-	if (pg_class_aclcheck(target, GetUserId(), ACL_INSERT) != ACLCHECK_OK)
-	{
-		for (int i = 0; i < lp.nsource; i++)
-			if (pg_attribute_aclcheck(target, TupleDescAttr(desc, target_att[i])->attnum,
-									  GetUserId(), ACL_INSERT) != ACLCHECK_OK)
-				aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, relname);
-	}
-
 	lp.source_col = palloc(sizeof(int) * lp.nsource);
 	lp.gsst_of_source = palloc(sizeof(int) * lp.nsource);
 	lp.columns = palloc0(sizeof(GsstColumn) * lp.nsource);
@@ -833,12 +1043,6 @@ gsst_load(PG_FUNCTION_ARGS)
 		{
 			GsstColumn *gc = &lp.columns[lp.ncolumns];
 
-			if (!text_like_source(satt->atttypid, cat->gsst_type))
-				ereport(ERROR,
-						(errcode(ERRCODE_DATATYPE_MISMATCH),
-						 errmsg("gsst.load: column %d of the source query has type %s, and gsst column \"%s\" takes text",
-								i + 1, format_type_be(satt->atttypid), NameStr(tatt->attname)),
-						 errhint("Cast it to text in the source query.")));
 			gc->name = pstrdup(NameStr(tatt->attname));
 			gc->family = tatt->atttypmod;
 			gsst_column_resolve(gc, cxt);
@@ -847,23 +1051,6 @@ gsst_load(PG_FUNCTION_ARGS)
 			lp.ncolumns++;
 			typid = cat->gsst_type;
 			typmod = tatt->atttypmod;
-		}
-		else if (!can_coerce_type(1, &satt->atttypid, &tatt->atttypid, COERCION_ASSIGNMENT))
-		{
-			/*
-			 * What the INSERT's parse analysis would say (the same test, the
-			 * same SQLSTATE and message), and of which source column.
-			 */
-			ereport(ERROR,
-					(errcode(ERRCODE_DATATYPE_MISMATCH),
-					 errmsg("column \"%s\" is of type %s but expression is of type %s",
-							NameStr(tatt->attname), format_type_be(tatt->atttypid),
-							format_type_be(satt->atttypid)),
-					 errdetail("gsst.load puts column %d of the source query into column \"%s\" of table \"%s\".",
-							   i + 1, NameStr(tatt->attname), relname),
-					 names != NULL ?
-					 errhint("Cast it in the source query.") :
-					 errhint("Cast it in the source query, or name the target columns with the columns argument.")));
 		}
 		{
 			char		attname[NAMEDATALEN];

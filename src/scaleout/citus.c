@@ -13,6 +13,9 @@
  * built from the catalogs (the shard's name from Citus, quoted; a column's
  * name as the catalog spells it, quoted), never from the caller's text.
  *
+ * gsst.load into a distributed table is no command per placement but one
+ * INSERT ... SELECT that Citus plans (load_distributed in bulk/load.c).
+ *
  * gsst neither links against Citus nor includes its headers: a distributed
  * table is one that Citus's catalog pg_dist_partition lists, looked up by
  * name while the citus extension exists.  Without Citus, on a shard, or on

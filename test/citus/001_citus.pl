@@ -28,32 +28,6 @@ for my $node (@nodes)
 		'citus,gsst', $node->name . ': citus and gsst');
 }
 
-# One value per placement of $table, by shard then node: $command's %s is
-# the shard.
-sub on_placements
-{
-	my ($table, $command) = @_;
-	return $coord->safe_psql('postgres', qq{
-		SELECT string_agg(CASE WHEN success THEN result ELSE 'FAILED: ' || result END, ' '
-		                  ORDER BY shardid, nodename, nodeport)
-		FROM run_command_on_placements('$table', \$cmd\$$command\$cmd\$)});
-}
-
-# Raw values of each placement of $table, as "raw/all" words.
-sub raw_per_placement
-{
-	my ($table) = @_;
-	return on_placements($table,
-		q{SELECT count(*) FILTER (WHERE gsst.value_dictionary(c) IS NULL) || '/' || count(*) FROM %s});
-}
-
-sub sum_raw
-{
-	my $sum = 0;
-	$sum += (split m{/})[0] for split / /, $_[0];
-	return $sum;
-}
-
 # ---- a distributed table: COPY through the coordinator, SET COMPRESSION ----
 
 my $rows = gsst_rows(1, 20000);
@@ -78,9 +52,9 @@ is($coord->safe_psql('postgres', q{
 		  GROUP BY nodeport) f}),
 	't', "dist: each shard's column has a family of its own on its node");
 
-my $raw_before = raw_per_placement('dist');
+my $raw_before = citus_raw_per_placement($coord, 'dist');
 is(scalar(split / /, $raw_before), 8, 'dist: eight placements');
-my $filenodes = on_placements('dist', q{SELECT pg_relation_filenode('%s')});
+my $filenodes = citus_on_placements($coord, 'dist', q{SELECT pg_relation_filenode('%s')});
 
 # ---- an unprivileged role: refused on the coordinator, nothing sent ----
 
@@ -102,9 +76,9 @@ for my $what (sort keys %calls)
 }
 unlike(citus_log_since($offsets, @workers), qr/intruder/,
 	'no worker saw a connection or command of the intruder');
-is(on_placements('dist', q{SELECT pg_relation_filenode('%s')}), $filenodes,
+is(citus_on_placements($coord, 'dist', q{SELECT pg_relation_filenode('%s')}), $filenodes,
 	'no placement was rewritten');
-is(raw_per_placement('dist'), $raw_before, 'no placement changed');
+is(citus_raw_per_placement($coord, 'dist'), $raw_before, 'no placement changed');
 
 # The same check sees a call that does reach the workers.
 $coord->safe_psql('postgres', 'GRANT SELECT ON dist TO intruder');
@@ -128,10 +102,10 @@ like($stderr, qr/25001: gsst.train of a distributed table cannot run inside a tr
 
 ($rc, $stdout, $stderr) = $coord->psql('postgres', q{SELECT gsst.compress_table('dist')});
 is($rc, 0, 'compress_table(dist) on the coordinator');
-is($stdout, sum_raw($raw_before), 'it returns the values encoded, summed over the placements');
+is($stdout, citus_sum_raw($raw_before), 'it returns the values encoded, summed over the placements');
 is($stdout, '20000', 'which are all the rows');
 like($stderr, qr/"dist": 20000 values encoded on 8 placements on 2 nodes/, 'its summary NOTICE');
-my $raw_after = raw_per_placement('dist');
+my $raw_after = citus_raw_per_placement($coord, 'dist');
 like($raw_after, qr{^0/\d+( 0/\d+){7}$}, "every shard's values are encoded ($raw_after)");
 is(gsst_table_md5($coord, 'dist'), $md5, 'dist: content unchanged');
 
@@ -156,10 +130,10 @@ is($coord->safe_psql('postgres', q{SELECT gsst.compress_table('dist')}), '0',
 
 my $family_dicts = q{SELECT count(*) FROM gsst.dictionaries WHERE family =
 	(SELECT atttypmod FROM pg_attribute WHERE attrelid = '%s'::regclass AND attname = 'c')};
-my @before = split / /, on_placements('dist', $family_dicts);
+my @before = split / /, citus_on_placements($coord, 'dist', $family_dicts);
 is($coord->safe_psql('postgres', q{SELECT gsst.train('dist', 'c')}), '8',
 	'train(dist) returns the placements that learned a dictionary');
-my @after = split / /, on_placements('dist', $family_dicts);
+my @after = split / /, citus_on_placements($coord, 'dist', $family_dicts);
 is_deeply(\@after, [ map { $_ + 1 } @before ], 'each placement has one more dictionary');
 is($coord->safe_psql('postgres', q{SELECT gsst.compress_table('dist')}), '20000',
 	'compress_table re-encodes every value with the new dictionaries');
@@ -174,11 +148,11 @@ my ($to) = grep { $_ != $from } map { $_->port } @workers;
 $coord->safe_psql('postgres', "SELECT citus_move_shard_placement($mshard, '127.0.0.1', $from, "
 	  . "'127.0.0.1', $to, shard_transfer_mode => 'force_logical')");
 is(gsst_table_md5($coord, 'dist'), $md5, 'dist: a logical shard move keeps every value');
-my $moved_raw = raw_per_placement('dist');
+my $moved_raw = citus_raw_per_placement($coord, 'dist');
 note("after moving shard $mshard from $from to $to: $moved_raw");
-is($coord->safe_psql('postgres', q{SELECT gsst.compress_table('dist')}), sum_raw($moved_raw),
+is($coord->safe_psql('postgres', q{SELECT gsst.compress_table('dist')}), citus_sum_raw($moved_raw),
 	'compress_table encodes what the move left raw');
-like(raw_per_placement('dist'), qr{^0/\d+( 0/\d+){7}$}, "every shard's values are encoded again");
+like(citus_raw_per_placement($coord, 'dist'), qr{^0/\d+( 0/\d+){7}$}, "every shard's values are encoded again");
 is(gsst_table_md5($coord, 'dist'), $md5, 'dist: content unchanged');
 
 # ---- a reference table: a copy on every node ----
@@ -189,12 +163,12 @@ $coord->safe_psql('postgres', q{
 	SELECT create_reference_table('ref');
 });
 $coord->safe_psql('postgres', "COPY ref FROM STDIN;\n" . gsst_copy_text($refrows) . "\\.\n");
-my $ref_raw = raw_per_placement('ref');
+my $ref_raw = citus_raw_per_placement($coord, 'ref');
 is(scalar(split / /, $ref_raw), 3, 'ref: a placement on each of the three nodes');
-cmp_ok(sum_raw($ref_raw), '>', 0, "ref: its first values are raw ($ref_raw)");
-is($coord->safe_psql('postgres', q{SELECT gsst.compress_table('ref')}), sum_raw($ref_raw),
+cmp_ok(citus_sum_raw($ref_raw), '>', 0, "ref: its first values are raw ($ref_raw)");
+is($coord->safe_psql('postgres', q{SELECT gsst.compress_table('ref')}), citus_sum_raw($ref_raw),
 	'compress_table(ref) returns the values encoded on all three placements');
-like(raw_per_placement('ref'), qr{^0/3000 0/3000 0/3000$}, 'every copy is encoded');
+like(citus_raw_per_placement($coord, 'ref'), qr{^0/3000 0/3000 0/3000$}, 'every copy is encoded');
 is($coord->safe_psql('postgres', q{SELECT "values", encoded_values FROM gsst.column_stats('ref')}),
 	'3000|3000', 'column_stats(ref) counts the table once');
 is(gsst_table_md5($coord, 'ref'), md5_of_rows($refrows), 'ref: content unchanged');

@@ -9,7 +9,8 @@ use PostgreSQL::Test::Utils;
 use Exporter 'import';
 use GsstTest;
 
-our @EXPORT = qw(citus_cluster citus_log_offsets citus_log_since);
+our @EXPORT = qw(citus_cluster citus_log_offsets citus_log_since citus_on_placements
+  citus_raw_per_placement citus_sum_raw);
 
 # A node with citus and gsst preloaded and created (citus first), which the
 # other nodes reach on 127.0.0.1.  Connections are logged with their role.
@@ -58,6 +59,33 @@ sub citus_log_since
 {
 	my ($offsets, @nodes) = @_;
 	return join('', map { slurp_file($nodes[$_]->logfile, $offsets->[$_]) } 0 .. $#nodes);
+}
+
+# One value per placement of $table, by shard then node: $command's %s is
+# the shard.
+sub citus_on_placements
+{
+	my ($coord, $table, $command) = @_;
+	return $coord->safe_psql('postgres', qq{
+		SELECT string_agg(CASE WHEN success THEN result ELSE 'FAILED: ' || result END, ' '
+		                  ORDER BY shardid, nodename, nodeport)
+		FROM run_command_on_placements('$table', \$cmd\$$command\$cmd\$)});
+}
+
+# Raw values of column c on each placement of $table, as "raw/all" words.
+sub citus_raw_per_placement
+{
+	my ($coord, $table) = @_;
+	return citus_on_placements($coord, $table,
+		q{SELECT count(*) FILTER (WHERE gsst.value_dictionary(c) IS NULL) || '/' || count(*) FROM %s});
+}
+
+# The raw values of citus_raw_per_placement's words, summed.
+sub citus_sum_raw
+{
+	my $sum = 0;
+	$sum += (split m{/})[0] for split / /, $_[0];
+	return $sum;
 }
 
 1;

@@ -44,8 +44,8 @@ is($node->safe_psql('old', "SELECT extversion FROM pg_extension WHERE extname = 
 # the objects of the extension, as both databases describe them
 my $objects = q{
 	SELECT string_agg(d, E'\n' ORDER BY d) FROM (
-	  SELECT format('function %s %s %s public may execute: %s', p.oid::regprocedure,
-	                p.provolatile, p.proparallel,
+	  SELECT format('function %s (%s) %s %s public may execute: %s', p.oid::regprocedure,
+	                pg_get_function_arguments(p.oid), p.provolatile, p.proparallel,
 	                has_function_privilege('public', p.oid, 'EXECUTE')) AS d
 	  FROM pg_proc p JOIN pg_depend e ON e.classid = 'pg_proc'::regclass AND e.objid = p.oid
 	  WHERE e.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'gsst') AND e.deptype = 'e'
