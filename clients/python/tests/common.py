@@ -1,12 +1,13 @@
 """What the tests share: the server they run against and its data.
 
 The environment names three databases of one server with gsst preloaded,
-each as a libpq URI (postgresql://user@/dbname?host=/socket/dir&port=N):
+each as a URI (postgresql://user@/dbname?host=/socket/dir&port=N) that
+libpq, asyncpg and SQLAlchemy all take:
 
 - GSST_TEST_DSN: gsst installed in schema public, and the table
   clients_data (id int PRIMARY KEY, t text, c text COMPRESSION gsst) with
   the same value in t and c on each row: 10,000 rows, non-ASCII and empty
-  strings and NULLs among them;
+  strings, NULLs and each value of SPECIAL below among them;
 - GSST_TEST_DSN_SCHEMA: gsst installed in schema ext, which is not on the
   search_path;
 - GSST_TEST_DSN_NOEXT: no gsst.
@@ -15,7 +16,6 @@ test/tap/020_python_clients.pl makes them and runs these tests.
 """
 
 import os
-from urllib.parse import parse_qs, unquote, urlsplit
 
 DATA_TABLE = "clients_data"
 DATA_ROWS = 10000
@@ -32,18 +32,6 @@ def dsn(name="GSST_TEST_DSN"):
             "%s is not set: these tests need a server with gsst "
             "(test/tap/020_python_clients.pl sets it up)" % name)
     return value
-
-
-def params(name="GSST_TEST_DSN"):
-    """host, port, user and dbname of a DSN, for drivers that take keywords."""
-    url = urlsplit(dsn(name))
-    query = {k: v[-1] for k, v in parse_qs(url.query).items()}
-    return {
-        "host": query.get("host") or url.hostname,
-        "port": int(query.get("port") or url.port or 5432),
-        "user": unquote(url.username) if url.username else query.get("user"),
-        "dbname": unquote(url.path.lstrip("/")) or query.get("dbname"),
-    }
 
 
 def first_diff(got, want):
