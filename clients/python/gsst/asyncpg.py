@@ -26,6 +26,10 @@ __all__ = ["register_gsst"]
 def _encode(value):
     if not isinstance(value, str):
         raise TypeError("a gsst value must be a str, not %s" % type(value).__name__)
+    # Text cannot hold NUL, and gsst's receive function takes a value that
+    # starts with one for an encoded datum: send only what text would take.
+    if "\x00" in value:
+        raise ValueError("a gsst value cannot contain NUL (0x00), as text cannot")
     return value.encode("utf-8")
 
 

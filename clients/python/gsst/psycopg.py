@@ -48,8 +48,18 @@ def _register(context, info):
     # Dumpers for gsst's OID only, not for str: COPY with set_types() finds
     # them; a str parameter keeps text's dumpers, and the server casts it.
     adapters.register_dumper(None, type("GsstDumper", (StrDumper,), {"oid": info.oid}))
-    adapters.register_dumper(None, type("GsstBinaryDumper", (StrBinaryDumper,), {"oid": info.oid}))
+    adapters.register_dumper(None, type("GsstBinaryDumper", (_GsstBinaryDumper,), {"oid": info.oid}))
     return info
+
+
+class _GsstBinaryDumper(StrBinaryDumper):
+    # Text cannot hold NUL, and gsst's receive function takes a value that
+    # starts with one for an encoded datum: send only what text would take
+    # (StrDumper checks this in text format).
+    def dump(self, obj):
+        if "\x00" in obj:
+            raise psycopg.DataError("PostgreSQL text fields cannot contain NUL (0x00) bytes")
+        return super().dump(obj)
 
 
 def register_gsst(context):

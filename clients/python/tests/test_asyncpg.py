@@ -134,6 +134,16 @@ class Registered(Base):
         await self.conn.copy_records_to_table("apg_a", records=want)
         self.assertEqual(rows(await self.conn.fetch("SELECT id, a::text[] FROM apg_a ORDER BY id")), want)
 
+    async def test_refuses_nul(self):
+        # as text does: a leading NUL would reach the server as an encoded datum
+        for value in ("\x00abc", "a\x00b"):
+            with self.assertRaisesRegex(asyncpg.DataError, "cannot contain NUL"):
+                await self.conn.fetchval("SELECT $1::gsst", value)
+        await self.conn.execute("CREATE TABLE apg_t (id int PRIMARY KEY, c gsst)")
+        with self.assertRaisesRegex(Exception, "cannot contain NUL"):
+            await self.conn.copy_records_to_table("apg_t", records=[(1, "ok"), (2, "\x00abc")])
+        self.assertEqual(await self.conn.fetchval("SELECT count(*) FROM apg_t"), 0)
+
     async def test_pool_init(self):
         pool = await asyncpg.create_pool(dsn(), min_size=1, max_size=2, init=register_gsst)
         try:

@@ -114,6 +114,17 @@ class Registered(RowsMixin, unittest.TestCase):
             (encoded,), = fetch(self.conn, "SELECT count(*) FROM pg3_t WHERE gsst.value_dictionary(c) IS NOT NULL")
             self.assertGreater(encoded, DATA_ROWS // 2, "%s: the column compresses what COPY loads" % fmt)
 
+    def test_copy_refuses_nul(self):
+        # as text does: a leading NUL would reach the server as an encoded datum
+        self.conn.execute("CREATE TABLE pg3_t (id int PRIMARY KEY, c gsst)")
+        for fmt in ("binary", "text"):
+            with self.assertRaisesRegex(psycopg.Error, "NUL", msg=fmt):
+                with self.conn.cursor() as cur:
+                    with cur.copy("COPY pg3_t FROM STDIN (FORMAT %s)" % fmt) as copy:
+                        copy.set_types(["int4", "gsst"])
+                        copy.write_row((1, "\x00abc"))
+        self.assertEqual(fetch(self.conn, "SELECT count(*) FROM pg3_t"), [(0,)])
+
     def test_copy_arrays(self):
         self.conn.execute("CREATE TABLE pg3_a (id int PRIMARY KEY, a gsst[])")
         rows = [(1, SPECIAL), (2, []), (3, None), (4, [None, ""])]
