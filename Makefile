@@ -85,9 +85,11 @@ $(OBJS): $(wildcard src/*/*.h src/*/*/*.h) cuda/gsst_gpu.h
 
 BUILD_PACKAGES = make gcc libc6-dev postgresql-server-dev-$(PG_MAJOR)
 # the server, TAP's IPC::Run, clang and its runtime for the fuzzers,
-# psycopg for the client test, pg_repack for the online rewrite's test
+# the Python drivers for the client tests (clients/python), pg_repack for
+# the online rewrite's test
 TEST_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR) libipc-run-perl \
-                 clang libclang-rt-dev python3-psycopg postgresql-$(PG_MAJOR)-repack
+                 clang libclang-rt-dev python3-psycopg python3-psycopg2 \
+                 python3-asyncpg python3-sqlalchemy postgresql-$(PG_MAJOR)-repack
 DEMO_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR)
 # Citus's build (scripts/citus.sh) needs gssapi, lz4 and zstd headers
 CITUS_PACKAGES = $(TEST_PACKAGES) libkrb5-dev liblz4-dev libzstd-dev
@@ -162,7 +164,7 @@ test-gpu:
 # A copy of the test inputs that the unprivileged user can read and write.
 define prepare_test_dir
 rm -rf $(TEST_DIR)/$(1) && mkdir -p $(TEST_DIR)/$(1) && \
-cp -r test README.md $(TEST_DIR)/$(1)/ && \
+cp -r test README.md clients $(TEST_DIR)/$(1)/ && \
 if [ "$(IS_ROOT)" = yes ]; then chown -R $(TEST_USER) $(TEST_DIR); chmod 755 $(TEST_DIR); fi
 endef
 

@@ -1,7 +1,8 @@
 # What clients see of a gsst column: psql's text output and its binary
 # \copy round trip here; psycopg 3 in text and binary mode, its COPY API and
-# str parameters in a Python script, before and after the registration that
-# README.md shows (the script runs README's register_gsst() itself).
+# str parameters in a Python script, before and after the registration by
+# gsst.psycopg.register_gsst() (clients/python, from the source tree; its
+# own tests are 020_python_clients.pl).
 # psycopg 3 (python3-psycopg) is a test dependency: without it this test
 # fails, it is not skipped.
 use strict;
@@ -11,6 +12,7 @@ use utf8;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Cwd;
 use IPC::Run;
 use JSON::PP;
 use GsstTest;
@@ -36,16 +38,10 @@ for my $candidate ('python3', '/usr/bin/python3')
 ok(defined $python, "python3 with psycopg 3: " . ($python // 'none') . ' ' . ($version // ''))
   or diag('install python3-psycopg (make deps-test does)');
 
-# register_gsst() from README.md's section "Clients", as users copy it
-my $readme = 'README.md';
-my $helper;
-{
-	open my $fh, '<:encoding(UTF-8)', $readme or die "could not read $readme: $!";
-	my $text = do { local $/; <$fh> };
-	close $fh;
-	($helper) = $text =~ /^```python\n(.*?def register_gsst\(.*?)^```$/ms;
-}
-ok(defined $helper, 'README.md shows register_gsst()');
+# the package, which make test-tap copies beside test/
+my $package = Cwd::abs_path('clients/python');
+my $helper = defined $package && -f "$package/gsst/psycopg.py";
+ok($helper, 'found clients/python/gsst/psycopg.py');
 
 my $node = gsst_node('clients');
 $node->start;
@@ -133,14 +129,15 @@ close $jf;
 
 my $script = "$tmp/clients.py";
 open my $pf, '>:encoding(UTF-8)', $script or die "could not write $script: $!";
-print $pf "# written by test/tap/011_clients.pl\n", "# register_gsst() from README.md\n", $helper,
-  "\n# the checks\n", <<'PY';
+print $pf "# written by test/tap/011_clients.pl\n", <<'PY';
 import json
 import struct
 import sys
 
 import psycopg
 from psycopg.adapt import PyFormat
+
+from gsst.psycopg import register_gsst
 
 failures = 0
 checks = 0
@@ -304,8 +301,8 @@ with psycopg.connect(dsn, autocommit=True) as conn:
         check(got == [(3001,)], f"WHERE c = {form} with a multi-byte str finds its row")
 
 with psycopg.connect(dsn, autocommit=True) as conn:
-    # with README's registration
-    info = register_gsst(conn)  # noqa: F821 (defined above, from README.md)
+    # with the registration
+    info = register_gsst(conn)
     check(info.oid == gsst_oid, f"register_gsst() found {info.name} (oid {info.oid})")
 
     got = values(conn, "t", binary=True)
@@ -357,9 +354,12 @@ close $pf;
 
 SKIP:
 {
-	skip 'no python3 with psycopg 3 (a failure above)', 9 unless defined $python && defined $helper;
+	skip 'no python3 with psycopg 3 or no clients/python (a failure above)', 9
+	  unless defined $python && $helper;
 
 	my ($out, $err) = ('', '');
+	local $ENV{PYTHONPATH} = $package;
+	local $ENV{PYTHONDONTWRITEBYTECODE} = '1';
 	IPC::Run::run([ $python, $script, $node->connstr('postgres'), $expected ],
 		'>', \$out, '2>', \$err);
 	my $rc = $? >> 8;

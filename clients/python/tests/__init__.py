@@ -1,0 +1,1 @@
+"""Tests of the gsst package against a real server (see common.py)."""
