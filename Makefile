@@ -91,8 +91,8 @@ TEST_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR) libipc-run-perl \
                  clang libclang-rt-dev python3-psycopg python3-psycopg2 \
                  python3-asyncpg python3-sqlalchemy postgresql-$(PG_MAJOR)-repack
 DEMO_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR)
-# Citus's build (scripts/citus.sh) needs gssapi, lz4 and zstd headers
-CITUS_PACKAGES = $(TEST_PACKAGES) libkrb5-dev liblz4-dev libzstd-dev
+# Citus's build (scripts/citus.sh) needs gssapi, lz4, zstd and ICU headers
+CITUS_PACKAGES = $(TEST_PACKAGES) libkrb5-dev liblz4-dev libzstd-dev libicu-dev
 # dpkg-buildpackage requires build-essential of every package it builds
 DEB_PACKAGES   = $(BUILD_PACKAGES) build-essential dpkg-dev debhelper postgresql-server-dev-all
 

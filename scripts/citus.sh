@@ -82,12 +82,12 @@ if [ ! -f "$stage/built" ]; then
 	# No libcurl (anonymous statistics) and no LLVM bitcode (needs clang,
 	# buys nothing for tests).
 	(cd "$src" && ./configure --without-libcurl PG_CONFIG="$PG_CONFIG" >"$work/configure.log" 2>&1) || {
-		tail -n 30 "$work/configure.log" >&2
+		tail -n 30 "$work/configure.log" >&2 || true
 		die "Citus's configure failed (libkrb5-dev, liblz4-dev and libzstd-dev are needed)"
 	}
 	(cd "$src" && make -j"$JOBS" with_llvm=no >"$work/make.log" 2>&1 &&
 		make with_llvm=no DESTDIR="$work/destdir" install >>"$work/make.log" 2>&1) || {
-		grep -E 'error|Error' "$work/make.log" | head -n 30 >&2
+		{ grep -E ': (fatal )?error:|\*\*\* ' "$work/make.log" || tail -n 30 "$work/make.log"; } | sed -n 1,30p >&2
 		die "Citus $citus did not build against $version (log above)"
 	}
 	# The staging tree holds what make install wrote, by pg_config directory,
