@@ -91,8 +91,10 @@ TEST_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR) libipc-run-perl \
                  clang libclang-rt-dev python3-psycopg python3-psycopg2 \
                  python3-asyncpg python3-sqlalchemy postgresql-$(PG_MAJOR)-repack
 DEMO_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR)
-# Citus's build (scripts/citus.sh) needs gssapi, lz4, zstd and ICU headers
-CITUS_PACKAGES = $(TEST_PACKAGES) libkrb5-dev liblz4-dev libzstd-dev libicu-dev
+# Citus's build (scripts/citus.sh) needs gssapi, lz4, zstd and ICU headers,
+# and libcurl's where the server was built with it (18)
+CITUS_PACKAGES = $(TEST_PACKAGES) libkrb5-dev liblz4-dev libzstd-dev libicu-dev \
+                 $(if $(filter 18,$(PG_MAJOR)),libcurl4-openssl-dev)
 # dpkg-buildpackage requires build-essential of every package it builds
 DEB_PACKAGES   = $(BUILD_PACKAGES) build-essential dpkg-dev debhelper postgresql-server-dev-all
 
@@ -180,13 +182,15 @@ test-regress: test-user
 # TESTDATADIR and TESTLOGDIR.  Both point to the same place here.
 TAP_DIR = $(TEST_DIR)/tap
 TAP_TESTS_GLOB ?= test/tap/*.pl
+# TAP files run two at a time: most of their time is spent waiting on servers
+TAP_JOBS ?= 2
 
 test-tap: test-user
 	@$(call prepare_test_dir,tap)
 	cd $(TAP_DIR) && $(RUN_AS) TESTDIR=$(TAP_DIR) \
 	  TESTDATADIR=$(TAP_DIR)/tmp_check TESTLOGDIR=$(TAP_DIR)/tmp_check/log \
 	  PATH="$(PG_BINDIR):$$PATH" PG_REGRESS=$(PG_REGRESS_BIN) \
-	  prove -I $(PG_TAP_LIB) -I test/tap $(TAP_TESTS_GLOB) \
+	  prove -j $(TAP_JOBS) --timer -I $(PG_TAP_LIB) -I test/tap $(TAP_TESTS_GLOB) \
 	|| { tail -n 80 $(TAP_DIR)/tmp_check/log/regress_log_* 2>/dev/null; exit 1; }
 
 # Citus: a coordinator and two workers on loopback (test/citus/*.pl).

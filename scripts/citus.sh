@@ -79,11 +79,17 @@ if [ ! -f "$stage/built" ]; then
 			die "the known fix no longer applies to $compat"
 		sed -i 's/^have_createdb_privilege(void)$/citus_unused_have_createdb_privilege(void)/' "$compat"
 	fi
-	# No libcurl (anonymous statistics) and no LLVM bitcode (needs clang,
-	# buys nothing for tests).
-	(cd "$src" && ./configure --without-libcurl PG_CONFIG="$PG_CONFIG" >"$work/configure.log" 2>&1) || {
+	# No LLVM bitcode (needs clang, buys nothing for tests), and no libcurl
+	# (anonymous statistics) unless the server was built with it: then its
+	# pg_config.h defines HAVE_LIBCURL and Citus's code uses it whatever
+	# configure said (PostgreSQL 18; the suite turns the statistics off).
+	curl=--without-libcurl
+	if grep -q '^#define HAVE_LIBCURL 1' "$includedir/pg_config.h"; then
+		curl=
+	fi
+	(cd "$src" && ./configure $curl PG_CONFIG="$PG_CONFIG" >"$work/configure.log" 2>&1) || {
 		tail -n 30 "$work/configure.log" >&2 || true
-		die "Citus's configure failed (libkrb5-dev, liblz4-dev and libzstd-dev are needed)"
+		die "Citus's configure failed (make deps-citus installs what it needs)"
 	}
 	(cd "$src" && make -j"$JOBS" with_llvm=no >"$work/make.log" 2>&1 &&
 		make with_llvm=no DESTDIR="$work/destdir" install >>"$work/make.log" 2>&1) || {

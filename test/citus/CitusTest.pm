@@ -28,6 +28,7 @@ max_replication_slots = 10
 log_connections = on
 log_line_prefix = '%m [%p] %u '
 citus.node_conninfo = 'sslmode=disable'
+citus.enable_statistics_collection = off
 });
 	$node->start;
 	$node->safe_psql('postgres', 'CREATE EXTENSION citus; CREATE EXTENSION gsst;');
