@@ -1,5 +1,6 @@
 #!/bin/bash
-# scripts/citus.sh [PG_CONFIG] - install Citus into the PostgreSQL of
+# scripts/citus.sh [PG_CONFIG [--sources]] - install Citus (or print where
+# its sources are looked for) into the PostgreSQL of
 # PG_CONFIG (default: $PG_CONFIG, else pg_config on the PATH), for the Citus
 # test suite (make test-citus).  Users install Citus from its own packages.
 #
@@ -36,13 +37,10 @@ pkglibdir=$("$PG_CONFIG" --pkglibdir)
 sharedir=$("$PG_CONFIG" --sharedir)
 includedir=$("$PG_CONFIG" --includedir-server)
 
-if [ -f "$pkglibdir/citus.so" ] && [ -f "$sharedir/extension/citus.control" ]; then
-	echo "== Citus is installed for $version ($pkglibdir/citus.so)"
-	exit 0
-fi
-
 # The sources: $CITUS_SOURCES, else the repository's parent's shared/deps.  A
 # git worktree's parent is not the repository's: then the main checkout's.
+# A clone made elsewhere (CI clones into a temporary folder): the parent of
+# the checkout it was cloned from, when that is a local path.
 sources=${CITUS_SOURCES:-}
 if [ -z "$sources" ]; then
 	sources=$(dirname "$REPO")/shared/deps
@@ -50,6 +48,19 @@ if [ -z "$sources" ]; then
 		--git-common-dir 2>/dev/null); then
 		sources=$(dirname "$(dirname "$common")")/shared/deps
 	fi
+	if [ ! -d "$sources" ] && origin=$(git -C "$REPO" remote get-url origin 2>/dev/null) &&
+		[ -d "$origin" ]; then
+		sources=$(dirname "$(cd "$origin" && pwd)")/shared/deps
+	fi
+fi
+if [ "${2:-}" = --sources ]; then
+	echo "$sources"
+	exit 0
+fi
+
+if [ -f "$pkglibdir/citus.so" ] && [ -f "$sharedir/extension/citus.control" ]; then
+	echo "== Citus is installed for $version ($pkglibdir/citus.so)"
+	exit 0
 fi
 tarball=$sources/citus-$citus.tar.gz
 [ -f "$tarball" ] ||

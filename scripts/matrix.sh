@@ -36,7 +36,7 @@ run_major() {
 	copy_repo "$REPO" "$dir/build/gsst"
 	if [ "$target" = test-citus ]; then
 		mkdir -p "$dir/build/shared/deps"
-		cp "${CITUS_SOURCES:-$(dirname "$REPO")/shared/deps}"/citus-*.tar.gz "$dir/build/shared/deps/"
+		cp "$("$REPO/scripts/citus.sh" "$(command -v pg_config || echo pg_config)" --sources)"/citus-*.tar.gz "$dir/build/shared/deps/"
 	fi
 	status=0
 	# a bare root, as the README's quick start: make first, then make test
