@@ -9,7 +9,10 @@
 # later runs.  The repository's files (what git tracks, and untracked files
 # it does not ignore) are copied into the root, and so are the Citus release
 # sources of ../shared/deps (the one suite that reads them; Citus is built
-# once per root and kept there).  Prints a line per step and
+# once per root and kept there).  In a root, make test runs the codec's
+# unit tests only (CODEC_CHECKS=check): its sanitizer and fuzzing runs,
+# which need nothing of PostgreSQL, run once on this machine's major.
+# Prints a line per step and
 # fails when any failed; the logs stay in $GSST_ROOTS/logs.  Needs root.
 set -euo pipefail
 
@@ -46,7 +49,7 @@ run_major() {
 			apt-get update -q
 			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends make
 		}
-		cd /build/gsst && make $target PG_MAJOR=$major" || status=$?
+		cd /build/gsst && make $target PG_MAJOR=$major CODEC_CHECKS=check" || status=$?
 	root_umount "$dir"
 	trap - EXIT
 	return $status
