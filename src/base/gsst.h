@@ -27,8 +27,8 @@
 
 #include "codec/gsst_codec.h"
 
-/* The version of this library; it serves the SQL objects of 1.0 to 1.4. */
-#define GSST_LIBRARY_VERSION "1.4"
+/* The version of this library; it serves the SQL objects of 1.0 to 1.5. */
+#define GSST_LIBRARY_VERSION "1.5"
 
 /* A function that does not return (pg_attribute_noreturn() is gone in 18). */
 #define GSST_NORETURN _Noreturn

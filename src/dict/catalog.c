@@ -39,7 +39,7 @@ catalog_callback(Datum arg, Oid relid)
 }
 
 /* Versions of the SQL objects (sql/gsst--*.sql) this library serves. */
-static const char *const served_versions[] = {"1.0", "1.1", "1.2", "1.3", "1.4"};
+static const char *const served_versions[] = {"1.0", "1.1", "1.2", "1.3", "1.4", "1.5"};
 
 /* gsst's row of pg_extension (rel), or NULL; the caller ends the scan. */
 static HeapTuple

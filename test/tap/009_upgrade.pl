@@ -39,7 +39,7 @@ $node->safe_psql('old', 'DELETE FROM t WHERE id = 6001');
 
 $node->safe_psql('old', 'ALTER EXTENSION gsst UPDATE');
 is($node->safe_psql('old', "SELECT extversion FROM pg_extension WHERE extname = 'gsst'"),
-	'1.4', 'updated to 1.4');
+	'1.5', 'updated to 1.5');
 
 # the objects of the extension, as both databases describe them
 my $objects = q{
@@ -89,7 +89,7 @@ my $objects = q{
 	  WHERE f.opfname = 'gsst_ops'
 	) s};
 is($node->safe_psql('old', $objects), $node->safe_psql('fresh', $objects),
-	'functions, operators, operator families, dictionaries table, triggers and event triggers match a fresh 1.4');
+	'functions, operators, operator families, dictionaries table, triggers and event triggers match a fresh 1.5');
 
 # a 1.1 install (made from 1.0 and 1.0--1.1: 1.1 has no script of its own)
 # updates to the same objects
@@ -99,7 +99,7 @@ is($node->safe_psql('mid', "SELECT extversion FROM pg_extension WHERE extname = 
 	'1.1', 'version 1.1 is created through 1.0');
 $node->safe_psql('mid', 'ALTER EXTENSION gsst UPDATE');
 is($node->safe_psql('mid', $objects), $node->safe_psql('fresh', $objects),
-	'1.1 updated to 1.4 matches a fresh 1.4');
+	'1.1 updated to 1.5 matches a fresh 1.5');
 
 is($node->safe_psql('old',
 		"SELECT string_agg(id || ':' || family || ':' || md5(symbols), ',' ORDER BY id) FROM gsst.dictionaries"),
@@ -131,7 +131,7 @@ is($node->safe_psql('old', q{
 	'200000', 'and found through the index');
 $node->safe_psql('old', q{DELETE FROM t WHERE id >= 100000});
 
-# and 1.4 works on the updated database: length on codes, equality on
+# and 1.5 works on the updated database: length on codes, equality on
 # codes, training counts for the owner, the guards hold
 is($node->safe_psql('old', q{SELECT sum(length(c)) = sum(length(c::text)) AND sum(octet_length(c)) = sum(octet_length(c::text)) FROM t}),
 	't', 'length and octet_length on codes agree with text');
@@ -146,9 +146,9 @@ like($err, qr/cannot be updated, deleted or truncated/, 'the guard fires under r
 # a library refuses SQL objects of a version it was not written for
 $node->safe_psql('old', "UPDATE pg_extension SET extversion = '9.9' WHERE extname = 'gsst'");
 ($rc, $out, $err) = $node->psql('old', q{SELECT gsst.compress('text', 1)});
-like($err, qr/the gsst library 1\.4 does not serve version 9\.9 of the extension's SQL objects/,
+like($err, qr/the gsst library 1\.5 does not serve version 9\.9 of the extension's SQL objects/,
 	'a version the library does not serve is refused with a clear error');
-$node->safe_psql('old', "UPDATE pg_extension SET extversion = '1.4' WHERE extname = 'gsst'");
+$node->safe_psql('old', "UPDATE pg_extension SET extversion = '1.5' WHERE extname = 'gsst'");
 is($node->safe_psql('old', q{SELECT count(*) FROM t WHERE c IS NOT NULL}), '6000',
 	'and served again once it matches');
 
