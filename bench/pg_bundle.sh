@@ -16,6 +16,9 @@
 # With GSST_DEBS=DIR, gsst comes from the Debian packages in DIR instead
 # (make deb: postgresql-N-gsst and postgresql-N-gsst-gpu), unpacked as dpkg
 # would install them: the device run then tests what a DBA installs.
+#
+# With GSST_CITUS=1, Citus as installed into this PostgreSQL (by
+# scripts/citus.sh) goes in too, for bench/pg_citus_bench.sh.
 set -euo pipefail
 OUT=${1:?usage: bench/pg_bundle.sh OUT.tgz L_COMMENT_FILE}
 DATA=${2:?usage: bench/pg_bundle.sh OUT.tgz L_COMMENT_FILE}
@@ -48,9 +51,20 @@ else
 	FROM="gsst $(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes')"
 fi
 
+if [ "${GSST_CITUS:-0}" = 1 ]; then
+	lib=$("$PG_CONFIG" --pkglibdir)
+	ext=$("$PG_CONFIG" --sharedir)/extension
+	[ -f "$lib/citus.so" ] || { echo "$lib/citus.so: Citus is not installed (scripts/citus.sh)" >&2; exit 1; }
+	mkdir -p "$PG$lib" "$PG$ext"
+	cp -a "$lib"/citus*.so "$PG$lib/"
+	strip --strip-debug "$PG$lib"/citus*.so
+	cp -a "$ext"/citus* "$PG$ext/"
+	FROM="$FROM, Citus $(sed -n "s/^default_version = '\(.*\)'/\1/p" "$ext/citus.control")"
+fi
+
 # every shared library the binaries and modules load, but glibc's
 # (not LLVM's: the benchmark runs with jit = off)
-rm -f "$PG/usr/lib/postgresql/$MAJOR/lib/llvmjit"*.so
+rm -rf "$PG/usr/lib/postgresql/$MAJOR/lib/llvmjit"*.so "$PG/usr/lib/postgresql/$MAJOR/lib/bitcode"
 find "$PG/usr/lib/postgresql/$MAJOR" -type f \( -perm -u+x -o -name '*.so' \) -print0 |
 	{ xargs -0 ldd 2>/dev/null || true; } | awk '$2 == "=>" && $3 ~ /^\// { print $3 }' | sort -u |
 	grep -Ev '/(libc|libm|libdl|libpthread|librt|libresolv|ld-linux[^/]*)\.so' |

@@ -3,7 +3,9 @@
 # that bench/pg_bundle.sh made (TARBALL), starts a server as nobody with
 # bulk-load settings, builds table big from l_comment (COPIES copies of 6,250
 # values of 16 lines each) with its column converted to gsst, and defines
-# PSQL, say, cpu_sample and run.
+# PSQL, say, cpu_sample and run.  PRELOAD (default gsst) is the server's
+# shared_preload_libraries; LISTEN (default none) its TCP address, on
+# port 5432.
 OUT=${OUT:-/tmp/pg_gpu_bench}
 ROOT=/tmp/pggpu
 mkdir -p "$OUT"
@@ -25,9 +27,9 @@ nproc
 
 as_pg "$PGBIN/initdb" -D "$ROOT/data" --no-locale -E UTF8 -U postgres >/dev/null || exit 1
 cat >> "$ROOT/data/postgresql.conf" <<EOF
-listen_addresses = ''
+listen_addresses = '${LISTEN:-}'
 unix_socket_directories = '$ROOT/sock'
-shared_preload_libraries = 'gsst'
+shared_preload_libraries = '${PRELOAD:-gsst}'
 shared_buffers = ${SHARED_BUFFERS:-16GB}
 maintenance_work_mem = 2GB
 work_mem = 256MB
