@@ -5,7 +5,7 @@
 # as root from the repository root; the tree comes from
 # GSST_CITUS=1 bench/pg_bundle.sh, PostgreSQL 15 with Citus):
 #
-#   bench/pg_citus_bench.sh PG_TARBALL [COPIES] [SHARDS]
+#   bench/pg_citus_bench.sh PG_TARBALL [COPIES] [SHARDS] [ROUNDS]
 #
 # A coordinator (port 5432, which holds the single-node table) and two
 # workers (5433, 5434) on one machine, each as pg_gpu_setup.sh sets up its
@@ -13,14 +13,17 @@
 # text) is built on the coordinator; r is a raw gsst copy of it there, and
 # d the same rows in a table distributed over SHARDS shards (default 32).
 # Timed, with the CPU seconds of all three servers' processes:
-#   - compress_table('r', workers => 16) on the coordinator, GPU then CPU;
+#   - VACUUM FULL r, then compress_table('r', workers => 16) on the
+#     coordinator, GPU then CPU (each on a fresh raw r);
 #   - VACUUM FULL d, then compress_table('d') from the coordinator, GPU
 #     then CPU (each on a fresh raw d; gsst.gpu set on every node).
 # Then the column's size on each side, and the text of r and d against big.
+# ROUNDS (default 2) repeats it all, the CPU path first in even rounds.
 set -u -o pipefail
 TARBALL=${1:?usage: bench/pg_citus_bench.sh PG_TARBALL [COPIES] [SHARDS]}
 COPIES=${2:-800}
 SHARDS=${3:-32}
+ROUNDS=${4:-2}
 OUT=${OUT:-/tmp/pg_citus_bench}
 PRELOAD=citus,gsst
 LISTEN=127.0.0.1
@@ -87,17 +90,22 @@ same_text() {
 	PSQL -At -c "SELECT '$1: text equal to big''s: ' || ((SELECT count(*) || ' rows, ' || sum(hashtextextended(c::text, id)) FROM $1) = (SELECT count(*) || ' rows, ' || sum(hashtextextended(c, id)) FROM big_text))"
 }
 
-for mode in gpu cpu; do
-	say "$mode"
-	gpu "$([ $mode = gpu ] && echo on || echo off)"
-	raw_local
-	run "single_${mode}_w16" -c "SELECT gsst.compress_table('r', workers => 16)"
-	raw_dist
-	[ "$mode" = gpu ] && run "vacuum_full_dist" -c "VACUUM FULL d"
-	run "dist_${mode}_${SHARDS}shards" -c "SELECT gsst.compress_table('d')"
-	sizes "$mode"
-	same_text r
-	same_text d
+for round in $(seq 1 "$ROUNDS"); do
+	modes="gpu cpu"
+	[ $((round % 2)) = 0 ] && modes="cpu gpu"
+	for mode in $modes; do
+		say "round $round: $mode"
+		gpu "$([ $mode = gpu ] && echo on || echo off)"
+		raw_local
+		[ "$mode" = gpu ] && run "vacuum_full_single_r$round" -c "VACUUM FULL r"
+		run "single_${mode}_w16_r$round" -c "SELECT gsst.compress_table('r', workers => 16)"
+		raw_dist
+		[ "$mode" = gpu ] && run "vacuum_full_dist_r$round" -c "VACUUM FULL d"
+		run "dist_${mode}_${SHARDS}shards_r$round" -c "SELECT gsst.compress_table('d')"
+		sizes "$mode"
+		same_text r
+		same_text d
+	done
 done
 PSQL -x -c "SELECT mode, device, gpu_batches, cpu_batches, failed_batches, backend_fallbacks, errors FROM gsst.worker_status"
 for port in $PORTS; do
