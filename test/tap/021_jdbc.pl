@@ -1,0 +1,80 @@
+# pgjdbc, as Debian ships it (libpostgresql-jdbc-java), on a gsst column with
+# no setup: test/clients/java/GsstJdbc.java, run with Java's single-file
+# source launcher, reads every value with getString (simple and extended
+# protocol), finds a row through the index with a setString parameter,
+# writes through setString and reads a gsst[] with getArray.  The JDK and
+# the driver are test dependencies (make deps-test): without them this
+# test fails, it is not skipped.
+use strict;
+use warnings;
+use utf8;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IPC::Run;
+use GsstTest;
+
+my $jar = '/usr/share/java/postgresql.jar';
+ok(-f $jar, "pgjdbc at $jar") or diag('install libpostgresql-jdbc-java (make deps-test does)');
+my ($out, $err) = ('', '');
+my $java_ok = eval { IPC::Run::run([ 'java', '-version' ], '>', \$out, '2>', \$err) };
+ok($java_ok, 'java: ' . (($err =~ /^(.*)$/m)[0] // 'none'))
+  or diag('install default-jdk-headless (make deps-test does)');
+
+my $node = gsst_node('jdbc');
+$node->append_conf('postgresql.conf', "listen_addresses = '127.0.0.1'");
+$node->start;
+
+my @extra = (
+	[ 3001, '日本語のテキストを圧縮する — 東京都千代田区丸の内一丁目' ],
+	[ 3002, 'emoji 🐘🐘 elephant ünïcödé ∑ ≠ ∞' ],
+	[ 3003, '' ],
+	[ 3004, undef ],
+	[ 3005, 'user1000@example.com' ]);
+my $rows = gsst_rows(1, 3000);
+my $load = "CREATE EXTENSION gsst;\n"
+  . "CREATE TABLE t (id int PRIMARY KEY, c text COMPRESSION gsst);\n"
+  . "CREATE TABLE w (id int PRIMARY KEY, c text COMPRESSION gsst);\n"
+  . "COPY t FROM STDIN;\n" . gsst_copy_text($rows) . "\\.\n";
+for my $r (@extra)
+{
+	my $v = defined $r->[1] ? "'$r->[1]'" : 'NULL';
+	$load .= "INSERT INTO t VALUES ($r->[0], $v);\n";
+}
+$load .= "SELECT gsst.compress_table('t');\nCREATE INDEX ON t (c);\nANALYZE t;\n";
+utf8::encode($load);
+$node->safe_psql('postgres', $load);
+cmp_ok($node->safe_psql('postgres', 'SELECT count(*) FROM t WHERE gsst.value_dictionary(c) IS NOT NULL'),
+	'>', 2500, 'most values are encoded');
+
+# the server's md5 of "id:value\n" in id order, as GsstJdbc.java digests
+my $md5 = $node->safe_psql('postgres',
+	q{SELECT md5(string_agg(id || ':' || coalesce(c::text, '\N') || E'\n', '' ORDER BY id)) FROM t});
+
+my $url = sprintf('jdbc:postgresql://127.0.0.1:%d/postgres?user=%s', $node->port, $ENV{USER} // getpwuid($<));
+($out, $err) = ('', '');
+my $ran = eval {
+	IPC::Run::run([ 'java', '-cp', $jar, 'test/clients/java/GsstJdbc.java', $url ],
+		'>', \$out, '2>', \$err, IPC::Run::timeout(180));
+};
+ok($ran, 'GsstJdbc.java ran') or diag("stdout:\n$out\nstderr:\n$err");
+utf8::decode($out);
+my %found = map { /^([a-z_0-9]+)=(.*)$/ ? ($1, $2) : () } split /\n/, $out;
+
+is($found{done}, 'yes', 'it ran to the end');
+is($found{read_statement}, $md5, 'getString gives every value (simple query)');
+is($found{"read_prepared_$_"}, $md5, "getString gives every value (prepared statement, run $_)") for 0 .. 2;
+like($found{column_type}, qr/^"?gsst"?$/, "getColumnTypeName says gsst ($found{column_type})");
+is($found{get_object_class}, 'org.postgresql.util.PGobject', 'getObject gives a PGobject');
+is($found{get_object_value}, $extra[0][1], 'whose getValue() is the text');
+is($found{lookup_ids}, '3002', 'a setString parameter finds the row');
+like($found{lookup_plan}, qr/Index (Only )?Scan using t_c_idx/, "through the index ($found{lookup_plan})");
+like($found{range_plan}, qr/Index (Only )?Scan using t_c_idx/, "a range and ORDER BY too ($found{range_plan})");
+is($found{array}, '<a><><Zoë><null><東京>', 'getArray of a gsst[] gives the strings, empty and NULL included');
+
+my $w = $node->safe_psql('postgres', q{SELECT string_agg(id || ':' || coalesce(c::text, '<null>'), ',' ORDER BY id) FROM w});
+utf8::decode($w);
+is($w, '1:,2:Zoë,3:東京,4:<null>,5:plain ascii', 'setString writes the text into a gsst column');
+
+done_testing();
