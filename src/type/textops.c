@@ -5,7 +5,7 @@
  * answers and errors are text's.
  *
  * The other text functions and operators on gsst are SQL functions that
- * the planner inlines into text's (sql/gsst--1.3.sql says why they exist).
+ * the planner inlines into text's (sql/gsst--1.5.sql says why they exist).
  * These are in C because an operator under ANY or ALL (c ILIKE ANY ($1))
  * is called as it is, never inlined, and a SQL function called for each
  * element costs several times the match itself.
