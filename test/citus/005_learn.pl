@@ -127,4 +127,44 @@ is($coord->safe_psql('postgres',
 		q{SELECT gsst.learn('fresh', 'c', array_agg(c)) FROM (SELECT c FROM staging LIMIT 500) s}),
 	'', 'a second call learns nothing: every placement has a dictionary');
 
+# ---- 5. while compress_table runs, each node shows its placements' progress ----
+
+# An index whose function waits for an advisory lock that a session on
+# worker1 holds: the rewrite of each shard there waits in its index rebuild,
+# showing in pg_stat_progress_cluster, until that session ends.
+for my $node ($coord, @workers)
+{
+	$node->safe_psql('postgres', q{
+		SET citus.enable_ddl_propagation = off;
+		CREATE FUNCTION wait_for_test(t text) RETURNS text LANGUAGE plpgsql IMMUTABLE AS
+		  $$BEGIN PERFORM pg_advisory_lock_shared(4242); PERFORM pg_advisory_unlock_shared(4242); RETURN t; END$$;
+	});
+}
+$coord->safe_psql('postgres', q{
+	CREATE TABLE slow (id int PRIMARY KEY, c text);
+	SELECT create_distributed_table('slow', 'id', shard_count => 2);
+	INSERT INTO slow SELECT id, c FROM staging WHERE id <= 2000;
+	ALTER TABLE slow ALTER COLUMN c SET COMPRESSION gsst;
+	CREATE INDEX slow_wait ON slow (wait_for_test(id::text));
+});
+my ($holder) = gsst_start_psql($workers[0], 'SELECT pg_advisory_lock(4242), pg_sleep(20)');
+$workers[0]->poll_query_until('postgres',
+	q{SELECT count(*) = 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = 4242 AND granted})
+  or die 'the advisory lock was not taken';
+my ($compress, $cout, $cerr) = gsst_start_psql($coord, q{SELECT gsst.compress_table('slow')});
+ok($workers[0]->poll_query_until('postgres', q{
+		SELECT count(*) = 1 FROM pg_stat_progress_cluster
+		WHERE relid::regclass::text ~ '^slow_\d+$' AND phase = 'rebuilding index'}),
+	"pg_stat_progress_cluster on worker1 shows the rewrite of its shard of slow");
+is($coord->safe_psql('postgres', 'SELECT count(*) FROM pg_stat_progress_cluster'), '0',
+	'and the coordinator, which holds no shard of slow, shows none');
+$workers[0]->safe_psql('postgres', q{
+	SELECT pg_terminate_backend(pid) FROM pg_locks
+	WHERE locktype = 'advisory' AND objid = 4242 AND mode = 'ExclusiveLock' AND granted});
+$holder->finish;
+$compress->finish;
+like($$cout, qr/^2000$/m, 'the compress finishes once the lock is gone');
+like($$cerr, qr/"slow": 2000 values encoded on 2 placements on 2 nodes\nDETAIL:  shard \d+ on 127\.0\.0\.1:\d+: \d+ values encoded\nshard \d+ on 127\.0\.0\.1:\d+: \d+ values encoded/,
+	'with its summary, and what each placement did');
+
 done_testing();
