@@ -745,7 +745,8 @@ load_distributed(Relation rel, const int *target_att, TupleDesc source_desc,
 
 /*
  * SELECT gsst_load_source.cK::text, ... FROM (source) AS gsst_load_source
- * (c1, ...): the source's values for the gsst columns, as text.
+ * (c1, ...) LIMIT n: the source's first values for the gsst columns, as
+ * text.
  */
 static char *
 sample_statement(const int *cols, int ncols, int nsource, const char *source)
@@ -760,7 +761,8 @@ sample_statement(const int *cols, int ncols, int nsource, const char *source)
 	appendStringInfo(&sql, " FROM (\n%s\n) AS " LOAD_SOURCE_ALIAS " (", source);
 	for (int i = 0; i < nsource; i++)
 		appendStringInfo(&sql, "%sc%d", i ? ", " : "", i + 1);
-	appendStringInfoChar(&sql, ')');
+	/* a fast-start plan; and Citus pushes the limit down to the shards */
+	appendStringInfo(&sql, ") LIMIT %d", LOAD_SAMPLE_MAX_ROWS);
 	return sql.data;
 }
 

@@ -586,7 +586,9 @@ parse_learned(const char *message, LearnedOn *out)
 static void
 watch_emit_log(ErrorData *edata)
 {
-	if (watching && edata->message != NULL)
+	/* cheap test first: most messages here are Citus's own DEBUG1 */
+	if (watching && edata->message != NULL &&
+		strncmp(edata->message, "column \"", 8) == 0)
 	{
 		MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
 		LearnedOn  *l = palloc0(sizeof(LearnedOn));
@@ -597,11 +599,13 @@ watch_emit_log(ErrorData *edata)
 				l->node = pstrdup(edata->detail + 5);
 			learned_on = lappend(learned_on, l);
 		}
+		else
+			pfree(l);
 		MemoryContextSwitchTo(old);
-		/* only the watch made a DEBUG1 message reach the log */
-		if (edata->elevel == DEBUG1 && watch_log_min > DEBUG1)
-			edata->output_to_server = false;
 	}
+	/* only the watch made a DEBUG1 message reach the log */
+	if (watching && edata->elevel == DEBUG1 && watch_log_min > DEBUG1)
+		edata->output_to_server = false;
 	if (edata->output_to_server && prev_emit_log_hook)
 		prev_emit_log_hook(edata);
 }
