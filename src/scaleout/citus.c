@@ -1,6 +1,7 @@
 /*
- * citus.c - gsst.compress_table, gsst.train and gsst.column_stats on a
- * Citus distributed or reference table.
+ * citus.c - gsst.compress_table, gsst.train, gsst.learn and
+ * gsst.column_stats on a Citus distributed or reference table; and what
+ * its placements learned in a SET COMPRESSION gsst.
  *
  * There the table the caller names is an empty shell: its rows live in
  * shards, each with one or more placements on the nodes, and every node
@@ -11,10 +12,12 @@
  * and runs them in parallel as the same role; the results are summed, and a
  * placement's failure is reported with its shard and node.  Each command is
  * built from the catalogs (the shard's name from Citus, quoted; a column's
- * name as the catalog spells it, quoted), never from the caller's text.
+ * name as the catalog spells it, quoted), never from the caller's text;
+ * gsst.learn's sample is data, one quoted text[] literal.
  *
- * gsst.load into a distributed table is no command per placement but one
- * INSERT ... SELECT that Citus plans (load_distributed in bulk/load.c).
+ * gsst.load into a distributed table is one INSERT ... SELECT that Citus
+ * plans (load_distributed in bulk/load.c), after a gsst.learn on every
+ * placement from a sample of its source.
  *
  * gsst neither links against Citus nor includes its headers: a distributed
  * table is one that Citus's catalog pg_dist_partition lists, looked up by
