@@ -1111,6 +1111,11 @@ CREATE FUNCTION gsst.train(rel regclass, column_name name) RETURNS integer
 COMMENT ON FUNCTION gsst.train(regclass, name) IS
     'learn a new dictionary for a gsst column from a sample of its rows; returns its id';
 
+CREATE FUNCTION gsst.learn(rel regclass, column_name name, sample text[]) RETURNS integer
+    AS 'MODULE_PATHNAME', 'gsst_learn_sql' LANGUAGE C VOLATILE STRICT PARALLEL UNSAFE;
+COMMENT ON FUNCTION gsst.learn(regclass, name, text[]) IS
+    'a gsst column with no dictionary yet learns its first from a sample of values, as from its first writes; returns its id (on a Citus distributed table: the placements that learned one)';
+
 CREATE FUNCTION gsst.column_stats(rel regclass)
     RETURNS TABLE (column_name name, family integer, "values" bigint,
                    encoded_values bigint, raw_bytes bigint, stored_bytes bigint,

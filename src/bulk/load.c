@@ -39,6 +39,7 @@
 #include "executor/tuptable.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
 #include "parser/parse_coerce.h"
 #include "parser/parser.h"
 #include "pgstat.h"
@@ -114,6 +115,9 @@ typedef struct LoadPlan
 
 /* Into a distributed table, the caller's query is a subquery of this name. */
 #define LOAD_SOURCE_ALIAS "gsst_load_source"
+
+/* Rows of the source a distributed target's placements learn from, at most. */
+#define LOAD_SAMPLE_MAX_ROWS	100000
 
 /* Train a family's first table from a sample of a batch, as learning does. */
 static void
@@ -669,20 +673,24 @@ load_statement(Relation rel, const int *target_att, TupleDesc source_desc, const
 }
 
 /*
- * The caller's text must be the INSERT's source and nothing else: parsed,
- * the statement equals the one built around an empty SELECT (the skeleton)
- * with the caller's query, parsed alone, in that SELECT's place.  equal()
- * leaves out where each token stood.
+ * The caller's text must be the statement's source and nothing else:
+ * parsed, the statement equals the one built around an empty SELECT (the
+ * skeleton) with the caller's query, parsed alone, in that SELECT's place.
+ * equal() leaves out where each token stood.
  */
 static void
-verify_load_statement(const char *sql, const char *skeleton_sql, SelectStmt *source)
+verify_source_statement(const char *sql, const char *skeleton_sql, SelectStmt *source)
 {
 	List	   *stmts = raw_parser(sql, RAW_PARSE_DEFAULT);
 	RawStmt    *skeleton = linitial_node(RawStmt, raw_parser(skeleton_sql, RAW_PARSE_DEFAULT));
-	InsertStmt *insert = castNode(InsertStmt, skeleton->stmt);
-	SelectStmt *select = castNode(SelectStmt, insert->selectStmt);
-	RangeSubselect *from = linitial_node(RangeSubselect, select->fromClause);
+	SelectStmt *select;
+	RangeSubselect *from;
 
+	if (IsA(skeleton->stmt, InsertStmt))
+		select = castNode(SelectStmt, ((InsertStmt *) skeleton->stmt)->selectStmt);
+	else
+		select = castNode(SelectStmt, skeleton->stmt);
+	from = linitial_node(RangeSubselect, select->fromClause);
 	from->subquery = (Node *) source;
 	if (list_length(stmts) != 1 ||
 		!equal(linitial_node(RawStmt, stmts)->stmt, skeleton->stmt))
@@ -730,9 +738,134 @@ load_distributed(Relation rel, const int *target_att, TupleDesc source_desc,
 {
 	char	   *sql = load_statement(rel, target_att, source_desc, source_text);
 
-	verify_load_statement(sql, load_statement(rel, target_att, source_desc, "SELECT"), source);
+	verify_source_statement(sql, load_statement(rel, target_att, source_desc, "SELECT"), source);
 	ec->insert_sql = sql;
 	return execute_insert(prepare_insert(sql), sql);
+}
+
+/*
+ * SELECT gsst_load_source.cK::text, ... FROM (source) AS gsst_load_source
+ * (c1, ...) LIMIT n: the source's first values for the gsst columns, as
+ * text.
+ */
+static char *
+sample_statement(const int *cols, int ncols, int nsource, const char *source)
+{
+	StringInfoData sql;
+
+	initStringInfo(&sql);
+	appendStringInfoString(&sql, "SELECT ");
+	for (int k = 0; k < ncols; k++)
+		appendStringInfo(&sql, "%s" LOAD_SOURCE_ALIAS ".c%d::pg_catalog.text",
+						 k ? ", " : "", cols[k] + 1);
+	appendStringInfo(&sql, " FROM (\n%s\n) AS " LOAD_SOURCE_ALIAS " (", source);
+	for (int i = 0; i < nsource; i++)
+		appendStringInfo(&sql, "%sc%d", i ? ", " : "", i + 1);
+	/* a fast-start plan; and Citus pushes the limit down to the shards */
+	appendStringInfo(&sql, ") LIMIT %d", LOAD_SAMPLE_MAX_ROWS);
+	return sql.data;
+}
+
+/*
+ * Before a load into a Citus distributed table, every placement whose
+ * column has no dictionary yet learns one from a sample of the source
+ * (the first rows, up to GSST_TRAIN_SAMPLE_BYTES of each column), each
+ * into its own family on its node (gsst.learn, through Citus).  So the
+ * first rows a new shard stores are encoded, rather than kept raw until
+ * the shard has learned from its own writes.
+ *
+ * Only where that is safe and cheap: learning is on; the source has no
+ * volatile function (its sample runs it a second time); and this is the
+ * transaction's first work, outside a transaction block: the placements
+ * learn over connections of their own, which must not wait for a lock
+ * this transaction holds on a shard.  Otherwise each shard learns from the
+ * rows as they arrive, as before.
+ */
+static void
+learn_before_distributed_load(Relation rel, const int *target_att, TupleDesc source_desc,
+							  SPIPlanPtr source_plan, SelectStmt *source,
+							  const char *source_text)
+{
+	const GsstCatalog *cat = gsst_catalog(false);
+	TupleDesc	desc = RelationGetDescr(rel);
+	int			nsource = source_desc->natts;
+	int		   *cols = palloc(sizeof(int) * Max(nsource, 1));
+	int			ncols = 0;
+	CachedPlanSource *ps = linitial(SPI_plan_get_plan_sources(source_plan));
+	char	   *sql;
+	SPIPlanPtr	plan;
+	Portal		portal;
+	Datum	  **values;
+	int		   *nvalues;
+	Size	   *bytes;
+	uint64		rows = 0;
+	bool		full = false;
+
+	if (gsst_learn_sample_bytes <= 0 || IsTransactionBlock() || IsSubTransaction() ||
+		TransactionIdIsValid(GetTopTransactionIdIfAny()) ||
+		contain_volatile_functions((Node *) ps->query_list))
+		return;
+	for (int i = 0; i < nsource; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, target_att[i]);
+
+		if (att->atttypid == cat->gsst_type && att->atttypmod > 0 &&
+			text_like_source(TupleDescAttr(source_desc, i)->atttypid, cat->gsst_type))
+			cols[ncols++] = i;
+	}
+	if (ncols == 0)
+		return;
+
+	sql = sample_statement(cols, ncols, nsource, source_text);
+	verify_source_statement(sql, sample_statement(cols, ncols, nsource, "SELECT"), source);
+	plan = SPI_prepare_cursor(sql, 0, NULL, CURSOR_OPT_NO_SCROLL);
+	if (plan == NULL)
+		elog(ERROR, "gsst.load: could not prepare its sample of the source: %s",
+			 SPI_result_code_string(SPI_result));
+	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
+	values = palloc(sizeof(Datum *) * ncols);
+	nvalues = palloc0(sizeof(int) * ncols);
+	bytes = palloc0(sizeof(Size) * ncols);
+	for (int k = 0; k < ncols; k++)
+		values[k] = palloc(sizeof(Datum) * LOAD_SAMPLE_MAX_ROWS);
+	while (!full && rows < LOAD_SAMPLE_MAX_ROWS)
+	{
+		SPI_cursor_fetch(portal, true, 1000);
+		if (SPI_processed == 0)
+			break;
+		for (uint64 r = 0; r < SPI_processed && rows < LOAD_SAMPLE_MAX_ROWS; r++, rows++)
+		{
+			full = true;
+			for (int k = 0; k < ncols; k++)
+			{
+				bool		isnull;
+				Datum		d;
+
+				if (bytes[k] >= GSST_TRAIN_SAMPLE_BYTES)
+					continue;
+				full = false;
+				d = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, k + 1, &isnull);
+				if (isnull)
+					continue;
+				d = PointerGetDatum(PG_DETOAST_DATUM_COPY(d));
+				values[k][nvalues[k]++] = d;
+				bytes[k] += Min(VARSIZE_ANY_EXHDR(DatumGetPointer(d)), GSST_SAMPLE_VALUE_MAX);
+			}
+		}
+		SPI_freetuptable(SPI_tuptable);
+	}
+	SPI_cursor_close(portal);
+	SPI_freeplan(plan);
+
+	for (int k = 0; k < ncols; k++)
+	{
+		if (nvalues[k] == 0)
+			continue;
+		(void) gsst_citus_learn(RelationGetRelid(rel),
+								NameStr(TupleDescAttr(desc, target_att[cols[k]])->attname),
+								construct_array(values[k], nvalues[k], TEXTOID, -1, false,
+												TYPALIGN_INT));
+	}
 }
 
 /*
@@ -1000,6 +1133,8 @@ gsst_load(PG_FUNCTION_ARGS)
 
 		ec.phase = LOAD_CALL;
 		check_source_columns(rel, target_att, ntarget, names != NULL, source_desc);
+		learn_before_distributed_load(rel, target_att, source_desc, source_plan, select,
+									  source_text);
 		rows = load_distributed(rel, target_att, source_desc, select, source_text, &ec);
 		relation_close(rel, NoLock);
 		error_context_stack = errcallback.previous;

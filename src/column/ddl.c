@@ -86,6 +86,7 @@ typedef struct DdlContext
 	List	   *parents;		/* relids of CREATE TABLE ... INHERITS */
 	List	   *converted;		/* ConvertedColumn: train after the ALTER */
 	bool		relabel;		/* a column changes family in place */
+	bool		distributed;	/* a converted column's table is Citus's */
 } DdlContext;
 
 static bool
@@ -595,6 +596,7 @@ map_set_compression(AlterTableStmt *stmt, AlterTableCmd *cmd, DdlContext *ctx)
 		check_text_type(typid, typmod, cmd->name);
 
 	conv = palloc(sizeof(ConvertedColumn));
+	ctx->distributed |= gsst_citus_distributed(relid);
 	conv->relid = relid;
 	conv->colname = pstrdup(cmd->name);
 	conv->family = gsst_next_family();
@@ -807,17 +809,29 @@ train_converted(List *converted)
 	{
 		ConvertedColumn *conv = (ConvertedColumn *) lfirst(lc);
 
-		gsst_train_column(conv->relid, conv->colname, conv->family, false);
+		/*
+		 * A Citus table's rows are in its shards, which learned from them
+		 * as Citus converted each: the shell has nothing to learn from.
+		 */
+		if (gsst_citus_distributed(conv->relid))
+			gsst_citus_report_learned(conv->relid, conv->colname);
+		else
+			gsst_train_column(conv->relid, conv->colname, conv->family, false);
 	}
 }
 
-/* Run the statement further down the hooks, relabelling families if asked. */
+/*
+ * Run the statement further down the hooks, relabelling families if asked,
+ * and keeping what a distributed table's placements learned if watch.
+ */
 static void
 run_statement(PlannedStmt *pstmt, const char *queryString,
 			  bool readOnlyTree, ProcessUtilityContext context,
 			  ParamListInfo params, QueryEnvironment *queryEnv,
-			  DestReceiver *dest, QueryCompletion *qc, bool relabel)
+			  DestReceiver *dest, QueryCompletion *qc, bool relabel, bool watch)
 {
+	int			nestlevel = watch ? gsst_citus_watch_begin() : 0;
+
 	if (relabel)
 		gsst_relabel_families = true;
 	PG_TRY();
@@ -829,12 +843,19 @@ run_statement(PlannedStmt *pstmt, const char *queryString,
 			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
 									params, queryEnv, dest, qc);
 	}
-	PG_FINALLY();
+	PG_CATCH();
 	{
 		if (relabel)
 			gsst_relabel_families = false;
+		if (watch)
+			gsst_citus_watch_end(nestlevel, false);
+		PG_RE_THROW();
 	}
 	PG_END_TRY();
+	if (relabel)
+		gsst_relabel_families = false;
+	if (watch)
+		gsst_citus_watch_end(nestlevel, true);
 }
 
 static void
@@ -877,7 +898,7 @@ gsst_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	}
 
 	run_statement(pstmt, queryString, readOnlyTree, context, params, queryEnv,
-				  dest, qc, ctx.relabel);
+				  dest, qc, ctx.relabel, ctx.distributed);
 
 	if (mapped)
 	{

@@ -298,6 +298,116 @@ gsst_train_sql(PG_FUNCTION_ARGS)
 	PG_RETURN_INT32((int32) id);
 }
 
+/*
+ * gsst.learn(regclass, column name, sample text[]) -> int: a gsst column
+ * whose family has no dictionary yet learns its first from the sample, as
+ * it would from its first writes, and through the same path (learn.c):
+ * gsst trains the table itself, so no caller chooses its bytes.  Teaching
+ * a family from written values is the LEARN right (INSERT or UPDATE on the
+ * column), so that is what it takes here too.  Returns the id stored, or
+ * NULL when the family had a dictionary already or learned none.
+ *
+ * On a Citus distributed table, every placement learns from the sample,
+ * each into its own family on its node (gsst.load into a new distributed
+ * table calls this before its rows land).
+ */
+PG_FUNCTION_INFO_V1(gsst_learn_sql);
+Datum
+gsst_learn_sql(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	char	   *attname = NameStr(*PG_GETARG_NAME(1));
+	ArrayType  *sample = PG_GETARG_ARRAYTYPE_P(2);
+	const GsstCatalog *cat = gsst_catalog(false);
+	Relation	rel;
+	AttrNumber	attnum;
+	Oid			typid;
+	int32		typmod;
+	Oid			collid;
+	uint32		id = 0;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			nelems;
+	const uint8 **values;
+	size_t	   *lens;
+	int			n = 0;
+	Size		bytes = 0;
+
+	if (ARR_ELEMTYPE(sample) != TEXTOID)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("gsst.learn takes a sample of type text[]")));
+	if (gsst_citus_distributed(relid))
+	{
+		int32		learned = gsst_citus_learn(relid, attname, sample);
+
+		if (learned == 0)
+			PG_RETURN_NULL();
+		PG_RETURN_INT32(learned);
+	}
+	rel = gsst_open_checked(relid, AccessShareLock, GSST_CHECK_INSERT, "rp");
+	attnum = get_attnum(relid, attname);
+	if (attnum <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_COLUMN),
+				 errmsg("column \"%s\" of relation \"%s\" does not exist",
+						attname, RelationGetRelationName(rel))));
+	get_atttypetypmodcoll(relid, attnum, &typid, &typmod, &collid);
+	if (typid != cat->gsst_type || typmod <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_DATATYPE_MISMATCH),
+				 errmsg("column \"%s\" of relation \"%s\" is not a gsst column with a dictionary family",
+						attname, RelationGetRelationName(rel)),
+				 errhint("Use ALTER TABLE ... ALTER COLUMN ... SET COMPRESSION gsst.")));
+	if (!gsst_family_may(typmod, GSST_RIGHT_LEARN))
+		ereport(ERROR,
+				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+				 errmsg("permission denied to teach gsst family %d of column \"%s\" of relation \"%s\"",
+						typmod, attname, RelationGetRelationName(rel)),
+				 errdetail("A column learns only from roles that may write to it.")));
+	relation_close(rel, NoLock);
+	if (gsst_family_has_dictionaries(typmod) || !gsst_can_write_dictionaries())
+		PG_RETURN_NULL();
+
+	/* as learning from writes does: about GSST_TRAIN_SAMPLE_BYTES */
+	deconstruct_array(sample, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &nelems);
+	values = palloc(sizeof(uint8 *) * Max(nelems, 1));
+	lens = palloc(sizeof(size_t) * Max(nelems, 1));
+	for (int i = 0; i < nelems && bytes < GSST_TRAIN_SAMPLE_BYTES; i++)
+	{
+		text	   *t;
+		Size		len;
+
+		if (nulls[i])
+			continue;
+		t = DatumGetTextPP(elems[i]);
+		len = Min(VARSIZE_ANY_EXHDR(t), GSST_SAMPLE_VALUE_MAX);
+		if (len == 0)
+			continue;
+		values[n] = (const uint8 *) VARDATA_ANY(t);
+		lens[n] = len;
+		bytes += len;
+		n++;
+	}
+	if (n > 0)
+	{
+		gsst_table	table;
+		void	   *work = palloc0(gsst_train_work_bytes());
+		int			rc = gsst_train_generations(&table, values, lens, n, work,
+												GSST_PG_TRAIN_GENERATIONS);
+
+		pfree(work);
+		if (rc != GSST_OK)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("could not train a gsst table: %s", gsst_strerror(rc))));
+		id = gsst_learn_store(typmod, &table, true);
+	}
+	if (id == 0)
+		PG_RETURN_NULL();
+	PG_RETURN_INT32((int32) id);
+}
+
 /* ---- gsst.column_stats(regclass) ---- */
 
 typedef struct ColumnStats

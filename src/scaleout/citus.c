@@ -1,6 +1,7 @@
 /*
- * citus.c - gsst.compress_table, gsst.train and gsst.column_stats on a
- * Citus distributed or reference table.
+ * citus.c - gsst.compress_table, gsst.train, gsst.learn and
+ * gsst.column_stats on a Citus distributed or reference table; and what
+ * its placements learned in a SET COMPRESSION gsst.
  *
  * There the table the caller names is an empty shell: its rows live in
  * shards, each with one or more placements on the nodes, and every node
@@ -11,10 +12,12 @@
  * and runs them in parallel as the same role; the results are summed, and a
  * placement's failure is reported with its shard and node.  Each command is
  * built from the catalogs (the shard's name from Citus, quoted; a column's
- * name as the catalog spells it, quoted), never from the caller's text.
+ * name as the catalog spells it, quoted), never from the caller's text;
+ * gsst.learn's sample is data, one quoted text[] literal.
  *
- * gsst.load into a distributed table is no command per placement but one
- * INSERT ... SELECT that Citus plans (load_distributed in bulk/load.c).
+ * gsst.load into a distributed table is one INSERT ... SELECT that Citus
+ * plans (load_distributed in bulk/load.c), after a gsst.learn on every
+ * placement from a sample of its source.
  *
  * gsst neither links against Citus nor includes its headers: a distributed
  * table is one that Citus's catalog pg_dist_partition lists, looked up by
@@ -40,6 +43,7 @@
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/tuplestore.h"
@@ -256,6 +260,7 @@ gsst_citus_compress_table(Oid relid, const char *column_name, bool retrain, int 
 	int			n;
 	int64		total = 0;
 	bool		any = false;
+	StringInfoData detail;
 
 	/* ShareUpdateExclusive: no DDL, no second compress, no shard move meanwhile */
 	rel = open_distributed(relid, ShareUpdateExclusiveLock,
@@ -294,14 +299,30 @@ gsst_citus_compress_table(Oid relid, const char *column_name, bool retrain, int 
 
 	placements = run_on_placements(relid, cmd.data, &n);
 	report_failures("gsst.compress_table", relid, placements, n);
+	initStringInfo(&detail);
 	for (int i = 0; i < n; i++)
+	{
+		int64		encoded = 0;
+
 		if (placements[i].result[0] != '\0')
-			total += DatumGetInt64(DirectFunctionCall1(int8in,
-													   CStringGetDatum(placements[i].result)));
+			encoded = DatumGetInt64(DirectFunctionCall1(int8in,
+														CStringGetDatum(placements[i].result)));
+		total += encoded;
+		appendStringInfo(&detail, "%sshard %lld on %s:%d: %lld values encoded",
+						 i ? "\n" : "", (long long) placements[i].shard,
+						 placements[i].node, placements[i].port, (long long) encoded);
+	}
+
+	/*
+	 * Each placement's rewrite showed in pg_stat_progress_cluster on its
+	 * node while it ran, and its own NOTICE came back at DEBUG1; the user
+	 * gets the sum, and what each placement did.
+	 */
 	ereport(NOTICE,
 			(errmsg("gsst.compress_table: \"%s\": %lld values encoded on %d placements on %d nodes",
 					RelationGetRelationName(rel), (long long) total, n,
-					count_nodes(placements, n))));
+					count_nodes(placements, n)),
+			 errdetail_internal("%s", detail.data)));
 	relation_close(rel, NoLock);
 	return total;
 }
@@ -332,6 +353,41 @@ gsst_citus_train(Oid relid, const char *column_name)
 					RelationGetRelationName(rel), trained, n)));
 	relation_close(rel, NoLock);
 	return trained;
+}
+
+int32
+gsst_citus_learn(Oid relid, const char *column_name, ArrayType *sample)
+{
+	Relation	rel;
+	StringInfoData cmd;
+	Oid			typoutput;
+	bool		typisvarlena;
+	Placement  *placements;
+	int			n;
+	int32		learned = 0;
+
+	/* as locally: a role that may write to the column may teach it */
+	rel = open_distributed(relid, AccessShareLock, GSST_CHECK_INSERT,
+						   "gsst.learn of a distributed table");
+	initStringInfo(&cmd);
+	appendStringInfoString(&cmd, "SELECT gsst.learn(%L::pg_catalog.regclass, ");
+	append_template_literal(&cmd, shell_gsst_column(rel, column_name));
+	appendStringInfoString(&cmd, ", ");
+	getTypeOutputInfo(TEXTARRAYOID, &typoutput, &typisvarlena);
+	append_template_literal(&cmd, OidOutputFunctionCall(typoutput, PointerGetDatum(sample)));
+	appendStringInfoString(&cmd, "::pg_catalog.text[])");
+
+	placements = run_on_placements(relid, cmd.data, &n);
+	report_failures("gsst.learn", relid, placements, n);
+	for (int i = 0; i < n; i++)
+		if (placements[i].result[0] != '\0')
+			learned++;
+	ereport(DEBUG1,
+			(errmsg("gsst.learn: \"%s\": %d of %d placements learned their first dictionary from a sample of %d values",
+					RelationGetRelationName(rel), learned, n,
+					ArrayGetNItems(ARR_NDIM(sample), ARR_DIMS(sample)))));
+	relation_close(rel, NoLock);
+	return learned;
 }
 
 /*
@@ -460,4 +516,183 @@ gsst_citus_column_stats(Oid relid, ReturnSetInfo *rsinfo)
 	sum_column_stats(construct_array(docs, ndocs, TEXTOID, -1, false, TYPALIGN_INT),
 					 rsinfo->setDesc, rsinfo->setResult, names, families, ncols);
 	relation_close(rel, NoLock);
+}
+
+/*
+ * ALTER TABLE dist ALTER c SET COMPRESSION gsst on the coordinator: Citus
+ * sends the statement to every shard placement, in this transaction, and
+ * each learns its dictionary there from its own rows (ddl.c on that node),
+ * with a NOTICE that Citus passes back at DEBUG1.  No new connection could
+ * ask the placements afterwards: the shards stay locked by the ALTER until
+ * the end of the transaction.  So while the statement runs, this backend
+ * keeps those NOTICEs (emit_log_hook; log_min_messages is lowered to
+ * debug1 for the while, as only then does a DEBUG1 message reach the hook,
+ * and what it would not have logged is not logged), and the coordinator's
+ * own NOTICE tells what the placements learned.
+ */
+typedef struct LearnedOn
+{
+	char	   *column;
+	char	   *relation;		/* the shard */
+	char	   *node;			/* host:port, or NULL: this node */
+	int			kind;			/* 0 learned, 1 no values, 2 at the quota */
+	uint32		id;
+	int			values;
+} LearnedOn;
+
+static emit_log_hook_type prev_emit_log_hook = NULL;
+static bool watch_hook_installed = false;
+static bool watching = false;
+static int	watch_log_min = WARNING;
+static List *learned_on = NIL;	/* LearnedOn, in TopTransactionContext */
+
+/* A placement's NOTICE from ddl.c/train.c, parsed; false if it is none. */
+static bool
+parse_learned(const char *message, LearnedOn *out)
+{
+	const char *of = " of relation \"";
+	const char *uses = "\" now uses compression method gsst";
+	const char *col_end;
+	const char *rel_end;
+	const char *rest;
+	unsigned int id;
+	int			values;
+
+	if (strncmp(message, "column \"", 8) != 0 ||
+		(col_end = strstr(message + 8, "\"")) == NULL ||
+		strncmp(col_end + 1, of, strlen(of)) != 0)
+		return false;
+	rest = col_end + 1 + strlen(of);
+	if ((rel_end = strstr(rest, uses)) == NULL)
+		return false;
+	out->column = pnstrdup(message + 8, col_end - (message + 8));
+	out->relation = pnstrdup(rest, rel_end - rest);
+	rest = rel_end + strlen(uses);
+	if (sscanf(rest, ", dictionary %u learned from %d existing values", &id, &values) == 2)
+	{
+		out->kind = 0;
+		out->id = id;
+		out->values = values;
+		return true;
+	}
+	out->id = 0;
+	out->values = 0;
+	if (strncmp(rest, " and has no values to learn from", 32) == 0)
+		out->kind = 1;
+	else if (strncmp(rest, ", but learns no dictionary", 26) == 0)
+		out->kind = 2;
+	else
+		return false;
+	return true;
+}
+
+static void
+watch_emit_log(ErrorData *edata)
+{
+	/* cheap test first: most messages here are Citus's own DEBUG1 */
+	if (watching && edata->message != NULL &&
+		strncmp(edata->message, "column \"", 8) == 0)
+	{
+		MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
+		LearnedOn  *l = palloc0(sizeof(LearnedOn));
+
+		if (parse_learned(edata->message, l))
+		{
+			if (edata->detail != NULL && strncmp(edata->detail, "from ", 5) == 0)
+				l->node = pstrdup(edata->detail + 5);
+			learned_on = lappend(learned_on, l);
+		}
+		else
+			pfree(l);
+		MemoryContextSwitchTo(old);
+	}
+	/* only the watch made a DEBUG1 message reach the log */
+	if (watching && edata->elevel == DEBUG1 && watch_log_min > DEBUG1)
+		edata->output_to_server = false;
+	if (edata->output_to_server && prev_emit_log_hook)
+		prev_emit_log_hook(edata);
+}
+
+int
+gsst_citus_watch_begin(void)
+{
+	int			nestlevel = NewGUCNestLevel();
+
+	if (!watch_hook_installed)
+	{
+		prev_emit_log_hook = emit_log_hook;
+		emit_log_hook = watch_emit_log;
+		watch_hook_installed = true;
+	}
+	learned_on = NIL;
+	watch_log_min = log_min_messages;
+	if (log_min_messages > DEBUG1)
+		(void) set_config_option("log_min_messages", "debug1", PGC_SUSET, PGC_S_SESSION,
+								 GUC_ACTION_SAVE, true, 0, false);
+	watching = true;
+	return nestlevel;
+}
+
+void
+gsst_citus_watch_end(int nestlevel, bool ok)
+{
+	watching = false;
+	if (ok)
+		AtEOXact_GUC(true, nestlevel);
+	/* on error, the abort pops the GUC level */
+}
+
+void
+gsst_citus_report_learned(Oid relid, const char *column_name)
+{
+	char	   *relname = get_rel_name(relid);
+	size_t		prefix = strlen(relname);
+	StringInfoData detail;
+	ListCell   *lc;
+	int			placements = 0;
+	int			learned = 0;
+	int64		values = 0;
+
+	initStringInfo(&detail);
+	foreach(lc, learned_on)
+	{
+		LearnedOn  *l = (LearnedOn *) lfirst(lc);
+		const char *p;
+
+		/* a placement of this column: relname_<shard id> */
+		if (strcmp(l->column, column_name) != 0 ||
+			strncmp(l->relation, relname, prefix) != 0 || l->relation[prefix] != '_' ||
+			l->relation[prefix + 1] == '\0')
+			continue;
+		for (p = l->relation + prefix + 1; *p >= '0' && *p <= '9'; p++)
+			;
+		if (*p != '\0')
+			continue;
+		appendStringInfo(&detail, "%s%s on %s: ", placements ? "\n" : "", l->relation,
+						 l->node ? l->node : "this node");
+		if (l->kind == 0)
+			appendStringInfo(&detail, "dictionary %u learned from %d values", l->id, l->values);
+		else if (l->kind == 1)
+			appendStringInfoString(&detail, "no values to learn from yet");
+		else
+			appendStringInfoString(&detail, "no dictionary: its owner's tables hold the most gsst.max_dictionaries_per_role allows");
+		placements++;
+		if (l->kind == 0)
+		{
+			learned++;
+			values += l->values;
+		}
+	}
+	if (placements == 0)
+		ereport(NOTICE,
+				(errmsg("column \"%s\" of distributed table \"%s\" now uses compression method gsst",
+						column_name, relname),
+				 errdetail("Each shard placement learns its dictionary from its own values, on its node.")));
+	else
+		ereport(NOTICE,
+				(errmsg("column \"%s\" of distributed table \"%s\" now uses compression method gsst: %d of its %d shard placements learned a dictionary from %lld existing values, each from its own on its node",
+						column_name, relname, learned, placements, (long long) values),
+				 errdetail_internal("%s", detail.data),
+				 errhint("Existing rows keep their stored bytes until they are written again. To compress them now, run SELECT gsst.compress_table(%s).",
+						 quote_literal_cstr(quote_identifier(relname)))));
 }

@@ -13,6 +13,7 @@
 #include "base/gsst.h"
 
 #include "nodes/execnodes.h"
+#include "utils/array.h"
 
 /* Does Citus's metadata here list relid as distributed (any kind)? */
 extern bool gsst_citus_distributed(Oid relid);
@@ -27,8 +28,23 @@ extern int64 gsst_citus_compress_table(Oid relid, const char *column_name,
 /* gsst.train on every placement; returns the placements that learned one. */
 extern int32 gsst_citus_train(Oid relid, const char *column_name);
 
+/*
+ * gsst.learn on every placement: each whose family has no dictionary yet
+ * learns one from sample (text[]); returns how many did.
+ */
+extern int32 gsst_citus_learn(Oid relid, const char *column_name, ArrayType *sample);
+
 /* gsst.column_stats summed over the shards, into a materialized SRF. */
 extern void gsst_citus_column_stats(Oid relid, ReturnSetInfo *rsinfo);
+
+/*
+ * SET COMPRESSION gsst on a distributed table: keep what each placement
+ * learned while the statement runs (begin returns the GUC nest level to
+ * end), then tell it in one NOTICE.
+ */
+extern int	gsst_citus_watch_begin(void);
+extern void gsst_citus_watch_end(int nestlevel, bool ok);
+extern void gsst_citus_report_learned(Oid relid, const char *column_name);
 
 /* shards.c: a new shard takes a dictionary of a shard on this node. */
 extern void gsst_citus_seed_shard(Oid relid);
