@@ -86,7 +86,6 @@ typedef struct DdlContext
 	List	   *parents;		/* relids of CREATE TABLE ... INHERITS */
 	List	   *converted;		/* ConvertedColumn: train after the ALTER */
 	bool		relabel;		/* a column changes family in place */
-	bool		distributed;	/* a converted column's table is Citus's */
 } DdlContext;
 
 static bool
@@ -596,7 +595,6 @@ map_set_compression(AlterTableStmt *stmt, AlterTableCmd *cmd, DdlContext *ctx)
 		check_text_type(typid, typmod, cmd->name);
 
 	conv = palloc(sizeof(ConvertedColumn));
-	ctx->distributed |= gsst_citus_distributed(relid);
 	conv->relid = relid;
 	conv->colname = pstrdup(cmd->name);
 	conv->family = gsst_next_family();
@@ -820,18 +818,13 @@ train_converted(List *converted)
 	}
 }
 
-/*
- * Run the statement further down the hooks, relabelling families if asked,
- * and keeping what a distributed table's placements learned if watch.
- */
+/* Run the statement further down the hooks, relabelling families if asked. */
 static void
 run_statement(PlannedStmt *pstmt, const char *queryString,
 			  bool readOnlyTree, ProcessUtilityContext context,
 			  ParamListInfo params, QueryEnvironment *queryEnv,
-			  DestReceiver *dest, QueryCompletion *qc, bool relabel, bool watch)
+			  DestReceiver *dest, QueryCompletion *qc, bool relabel)
 {
-	int			nestlevel = watch ? gsst_citus_watch_begin() : 0;
-
 	if (relabel)
 		gsst_relabel_families = true;
 	PG_TRY();
@@ -843,19 +836,12 @@ run_statement(PlannedStmt *pstmt, const char *queryString,
 			standard_ProcessUtility(pstmt, queryString, readOnlyTree, context,
 									params, queryEnv, dest, qc);
 	}
-	PG_CATCH();
+	PG_FINALLY();
 	{
 		if (relabel)
 			gsst_relabel_families = false;
-		if (watch)
-			gsst_citus_watch_end(nestlevel, false);
-		PG_RE_THROW();
 	}
 	PG_END_TRY();
-	if (relabel)
-		gsst_relabel_families = false;
-	if (watch)
-		gsst_citus_watch_end(nestlevel, true);
 }
 
 static void
@@ -898,7 +884,7 @@ gsst_ProcessUtility(PlannedStmt *pstmt, const char *queryString,
 	}
 
 	run_statement(pstmt, queryString, readOnlyTree, context, params, queryEnv,
-				  dest, qc, ctx.relabel, ctx.distributed);
+				  dest, qc, ctx.relabel);
 
 	if (mapped)
 	{

@@ -521,178 +521,22 @@ gsst_citus_column_stats(Oid relid, ReturnSetInfo *rsinfo)
 /*
  * ALTER TABLE dist ALTER c SET COMPRESSION gsst on the coordinator: Citus
  * sends the statement to every shard placement, in this transaction, and
- * each learns its dictionary there from its own rows (ddl.c on that node),
- * with a NOTICE that Citus passes back at DEBUG1.  No new connection could
- * ask the placements afterwards: the shards stay locked by the ALTER until
- * the end of the transaction.  So while the statement runs, this backend
- * keeps those NOTICEs (emit_log_hook; log_min_messages is lowered to
- * debug1 for the while, as only then does a DEBUG1 message reach the hook,
- * and what it would not have logged is not logged), and the coordinator's
- * own NOTICE tells what the placements learned.
+ * each learns its dictionary there from its own rows (ddl.c on that node).
+ * Their NOTICEs reach the coordinator only at DEBUG1, and no new
+ * connection could ask them before the end of the transaction (the ALTER
+ * keeps the shards locked): the coordinator's NOTICE says where to look.
  */
-typedef struct LearnedOn
-{
-	char	   *column;
-	char	   *relation;		/* the shard */
-	char	   *node;			/* host:port, or NULL: this node */
-	int			kind;			/* 0 learned, 1 no values, 2 at the quota */
-	uint32		id;
-	int			values;
-} LearnedOn;
-
-static emit_log_hook_type prev_emit_log_hook = NULL;
-static bool watch_hook_installed = false;
-static bool watching = false;
-static int	watch_log_min = WARNING;
-static List *learned_on = NIL;	/* LearnedOn, in TopTransactionContext */
-
-/* A placement's NOTICE from ddl.c/train.c, parsed; false if it is none. */
-static bool
-parse_learned(const char *message, LearnedOn *out)
-{
-	const char *of = " of relation \"";
-	const char *uses = "\" now uses compression method gsst";
-	const char *col_end;
-	const char *rel_end;
-	const char *rest;
-	unsigned int id;
-	int			values;
-
-	if (strncmp(message, "column \"", 8) != 0 ||
-		(col_end = strstr(message + 8, "\"")) == NULL ||
-		strncmp(col_end + 1, of, strlen(of)) != 0)
-		return false;
-	rest = col_end + 1 + strlen(of);
-	if ((rel_end = strstr(rest, uses)) == NULL)
-		return false;
-	out->column = pnstrdup(message + 8, col_end - (message + 8));
-	out->relation = pnstrdup(rest, rel_end - rest);
-	rest = rel_end + strlen(uses);
-	if (sscanf(rest, ", dictionary %u learned from %d existing values", &id, &values) == 2)
-	{
-		out->kind = 0;
-		out->id = id;
-		out->values = values;
-		return true;
-	}
-	out->id = 0;
-	out->values = 0;
-	if (strncmp(rest, " and has no values to learn from", 32) == 0)
-		out->kind = 1;
-	else if (strncmp(rest, ", but learns no dictionary", 26) == 0)
-		out->kind = 2;
-	else
-		return false;
-	return true;
-}
-
-static void
-watch_emit_log(ErrorData *edata)
-{
-	/* cheap test first: most messages here are Citus's own DEBUG1 */
-	if (watching && edata->message != NULL &&
-		strncmp(edata->message, "column \"", 8) == 0)
-	{
-		MemoryContext old = MemoryContextSwitchTo(TopTransactionContext);
-		LearnedOn  *l = palloc0(sizeof(LearnedOn));
-
-		if (parse_learned(edata->message, l))
-		{
-			if (edata->detail != NULL && strncmp(edata->detail, "from ", 5) == 0)
-				l->node = pstrdup(edata->detail + 5);
-			learned_on = lappend(learned_on, l);
-		}
-		else
-			pfree(l);
-		MemoryContextSwitchTo(old);
-	}
-	/* only the watch made a DEBUG1 message reach the log */
-	if (watching && edata->elevel == DEBUG1 && watch_log_min > DEBUG1)
-		edata->output_to_server = false;
-	if (edata->output_to_server && prev_emit_log_hook)
-		prev_emit_log_hook(edata);
-}
-
-int
-gsst_citus_watch_begin(void)
-{
-	int			nestlevel = NewGUCNestLevel();
-
-	if (!watch_hook_installed)
-	{
-		prev_emit_log_hook = emit_log_hook;
-		emit_log_hook = watch_emit_log;
-		watch_hook_installed = true;
-	}
-	learned_on = NIL;
-	watch_log_min = log_min_messages;
-	if (log_min_messages > DEBUG1)
-		(void) set_config_option("log_min_messages", "debug1", PGC_SUSET, PGC_S_SESSION,
-								 GUC_ACTION_SAVE, true, 0, false);
-	watching = true;
-	return nestlevel;
-}
-
-void
-gsst_citus_watch_end(int nestlevel, bool ok)
-{
-	watching = false;
-	if (ok)
-		AtEOXact_GUC(true, nestlevel);
-	/* on error, the abort pops the GUC level */
-}
-
 void
 gsst_citus_report_learned(Oid relid, const char *column_name)
 {
 	char	   *relname = get_rel_name(relid);
-	size_t		prefix = strlen(relname);
-	StringInfoData detail;
-	ListCell   *lc;
-	int			placements = 0;
-	int			learned = 0;
-	int64		values = 0;
+	char	   *quoted = quote_literal_cstr(quote_identifier(relname));
 
-	initStringInfo(&detail);
-	foreach(lc, learned_on)
-	{
-		LearnedOn  *l = (LearnedOn *) lfirst(lc);
-		const char *p;
-
-		/* a placement of this column: relname_<shard id> */
-		if (strcmp(l->column, column_name) != 0 ||
-			strncmp(l->relation, relname, prefix) != 0 || l->relation[prefix] != '_' ||
-			l->relation[prefix + 1] == '\0')
-			continue;
-		for (p = l->relation + prefix + 1; *p >= '0' && *p <= '9'; p++)
-			;
-		if (*p != '\0')
-			continue;
-		appendStringInfo(&detail, "%s%s on %s: ", placements ? "\n" : "", l->relation,
-						 l->node ? l->node : "this node");
-		if (l->kind == 0)
-			appendStringInfo(&detail, "dictionary %u learned from %d values", l->id, l->values);
-		else if (l->kind == 1)
-			appendStringInfoString(&detail, "no values to learn from yet");
-		else
-			appendStringInfoString(&detail, "no dictionary: its owner's tables hold the most gsst.max_dictionaries_per_role allows");
-		placements++;
-		if (l->kind == 0)
-		{
-			learned++;
-			values += l->values;
-		}
-	}
-	if (placements == 0)
-		ereport(NOTICE,
-				(errmsg("column \"%s\" of distributed table \"%s\" now uses compression method gsst",
-						column_name, relname),
-				 errdetail("Each shard placement learns its dictionary from its own values, on its node.")));
-	else
-		ereport(NOTICE,
-				(errmsg("column \"%s\" of distributed table \"%s\" now uses compression method gsst: %d of its %d shard placements learned a dictionary from %lld existing values, each from its own on its node",
-						column_name, relname, learned, placements, (long long) values),
-				 errdetail_internal("%s", detail.data),
-				 errhint("Existing rows keep their stored bytes until they are written again. To compress them now, run SELECT gsst.compress_table(%s).",
-						 quote_literal_cstr(quote_identifier(relname)))));
+	ereport(NOTICE,
+			(errmsg("column \"%s\" of distributed table \"%s\" now uses compression method gsst",
+					column_name, relname),
+			 errdetail("Each shard placement learned its dictionary from its own rows, on its node; SELECT * FROM gsst.column_stats(%s) shows them.",
+					   quoted),
+			 errhint("Existing rows keep their stored bytes until they are written again. To compress them now, run SELECT gsst.compress_table(%s).",
+					 quoted)));
 }

@@ -38,12 +38,9 @@ extern int32 gsst_citus_learn(Oid relid, const char *column_name, ArrayType *sam
 extern void gsst_citus_column_stats(Oid relid, ReturnSetInfo *rsinfo);
 
 /*
- * SET COMPRESSION gsst on a distributed table: keep what each placement
- * learned while the statement runs (begin returns the GUC nest level to
- * end), then tell it in one NOTICE.
+ * SET COMPRESSION gsst on a distributed table: the placements learned, each
+ * from its own rows; the coordinator's NOTICE says so.
  */
-extern int	gsst_citus_watch_begin(void);
-extern void gsst_citus_watch_end(int nestlevel, bool ok);
 extern void gsst_citus_report_learned(Oid relid, const char *column_name);
 
 /* shards.c: a new shard takes a dictionary of a shard on this node. */

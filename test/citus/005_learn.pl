@@ -52,12 +52,8 @@ my ($rc, $stdout, $stderr) = $coord->psql('postgres',
 	'BEGIN; ALTER TABLE plain ALTER COLUMN c SET COMPRESSION gsst; COMMIT;');
 is($rc, 0, 'SET COMPRESSION gsst on a distributed table, in a transaction block');
 like($stderr,
-	qr/NOTICE:  column "c" of distributed table "plain" now uses compression method gsst: 4 of its 4 shard placements learned a dictionary from (\d+) existing values/,
-	'the NOTICE says what the placements learned');
-my ($learned) = $stderr =~ /learned a dictionary from (\d+) existing values/;
-cmp_ok($learned // 0, '>', 4000, "from the shards' values ($learned)");
-like($stderr, qr/DETAIL:  plain_\d+ on 127\.0\.0\.1:\d+: dictionary \d+ learned from \d+ values\n(plain_\d+ on 127\.0\.0\.1:\d+: dictionary \d+ learned from \d+ values\n?){3}/,
-	'and per placement, with its node');
+	qr/NOTICE:  column "c" of distributed table "plain" now uses compression method gsst\nDETAIL:  Each shard placement learned its dictionary from its own rows, on its node/,
+	'the NOTICE says that the placements learned, each from its own rows');
 unlike($stderr, qr/no values to learn from/, 'no "no values to learn from" for a table with rows');
 is(dictionaries_per_placement('plain'), '1 1 1 1', 'every placement has a dictionary of its own family');
 is($coord->safe_psql('postgres', q{
