@@ -60,12 +60,20 @@ sub check_table
 
 dist_table('reb', 6);
 q1('ALTER TABLE reb ADD PRIMARY KEY (id)');
+q1(q{CREATE TABLE ref (id int PRIMARY KEY, c text COMPRESSION gsst); SELECT create_reference_table('ref');});
+q1("COPY ref FROM STDIN;$copy");
+q1(q{SELECT gsst.compress_table('ref')});
 my $worker3 = citus_add_worker($coord, 'worker3');
 my $p3 = $worker3->port;
+my $t0 = time;
 q1(q{SELECT rebalance_table_shards(shard_transfer_mode => 'block_writes')});
+note('rebalance_table_shards took ' . (time - $t0) . ' s');
 is(q1(qq{SELECT count(*) FROM citus_shards WHERE table_name = 'reb'::regclass AND nodeport = $p3}), '2',
 	'the rebalance moved two shards of reb onto the new worker');
 check_table('reb', 'reb after a rebalance onto a new worker');
+is(citus_on_placements($coord, 'ref', q{SELECT count(*) FROM %s}), '8000 8000 8000 8000',
+	'the rebalance copied ref onto the new worker: a copy on the coordinator and on each worker');
+check_table('ref', 'ref copied onto a new worker');
 
 # ---- 2. undistribute_table and alter_distributed_table ----
 
@@ -187,11 +195,6 @@ is(q1(sprintf($on_c, 'ga', 'ga')), q1(sprintf($on_c, 'gat', 'gat')),
 
 # ---- 5. a reference table updated from the coordinator ----
 
-q1(q{CREATE TABLE ref (id int PRIMARY KEY, c text COMPRESSION gsst); SELECT create_reference_table('ref');});
-q1("COPY ref FROM STDIN;$copy");
-q1(q{SELECT gsst.compress_table('ref')});
-my $refp = citus_on_placements($coord, 'ref', q{SELECT count(*) FROM %s});
-is($refp, '8000 8000 8000 8000', 'ref has a copy on the coordinator and on each of three workers');
 my $ref_md5 = md5_of_rows([ map { [ $_->[0], $_->[0] <= 100 ? 'updated' : $_->[1] ] } @$rows ]);
 q1(q{UPDATE ref SET c = 'updated' WHERE id <= 100});
 is(citus_md5_per_placement($coord, 'ref'), join(' ', ($ref_md5) x 4), 'every copy of ref holds the updated text');
@@ -207,7 +210,7 @@ TODO:
 		'every copy of ref holds the text updated from its own values');
 }
 
-# ---- 6. pg_dump of the coordinator, restored into a single node ----
+# ---- 6. pg_dump of the coordinator, restored into a single-node database ----
 
 my @tables = split /\n/, q1(q{
 	SELECT attrelid::regclass FROM pg_attribute JOIN pg_class c ON c.oid = attrelid
@@ -221,23 +224,24 @@ my @shards = grep { $sql =~ /\b\Q$_\E\b/ } split /\n/, q1(q{SELECT shard_name FR
 is(scalar(@shards), 0, 'the dump holds no shard table') or note("shards in the dump: @shards");
 like($sql, qr/^COPY public\.reb /m, "the dump holds the distributed tables' rows");
 
-# a fresh node with Citus and gsst, and nothing else
-my $single = gsst_node('single', preload => 0);
-$single->append_conf('postgresql.conf', "shared_preload_libraries = 'citus,gsst'\n");
-$single->start;
+# a fresh database, not part of the cluster, on a server with Citus and
+# gsst preloaded (the dump creates both extensions)
+my $single = $worker3;
 $single->safe_psql('postgres', 'CREATE DATABASE restored');
 my ($rc, $out, $err) = $single->psql('restored', undef, extra_params => [ '-v', 'ON_ERROR_STOP=1', '-f', $dump ]);
 is($rc, 0, 'the dump restores into a fresh single-node database');
 unlike($err, qr/ERROR/, 'without an error') or note($err);
+is($single->safe_psql('restored', q{SELECT count(*) FROM pg_dist_partition}), '0',
+	'its tables are local tables');
 for my $t (@tables)
 {
 	is($single->safe_psql('restored', "SELECT md5(string_agg(c::text, E'\\n' ORDER BY id, c)) FROM $t"),
 		$source_md5{$t}, "restored $t: text equal to the coordinator's");
 }
 is($single->safe_psql('restored', q{
-	SELECT count(*) FROM pg_attribute a, LATERAL (SELECT 1) x
-	WHERE a.atttypid = 'gsst'::regtype AND a.attname = 'c' AND a.attrelid IN (SELECT oid FROM pg_class WHERE relnamespace = 'public'::regnamespace)
-	  AND a.atttypmod <= 0}), '0', 'every restored gsst column has a family');
-$single->stop;
+	SELECT count(*) FROM pg_attribute
+	WHERE atttypid = 'gsst'::regtype AND attname = 'c' AND atttypmod <= 0
+	  AND attrelid IN (SELECT oid FROM pg_class WHERE relnamespace = 'public'::regnamespace)}),
+	'0', 'every restored gsst column has a family');
 
 done_testing();
