@@ -66,7 +66,7 @@ q1(q{SELECT gsst.compress_table('ref')});
 my $worker3 = citus_add_worker($coord, 'worker3');
 my $p3 = $worker3->port;
 my $t0 = time;
-q1(q{SELECT rebalance_table_shards(shard_transfer_mode => 'block_writes')});
+q1(q{SELECT rebalance_table_shards(shard_transfer_mode => 'force_logical')});
 note('rebalance_table_shards took ' . (time - $t0) . ' s');
 is(q1(qq{SELECT count(*) FROM citus_shards WHERE table_name = 'reb'::regclass AND nodeport = $p3}), '2',
 	'the rebalance moved two shards of reb onto the new worker');
