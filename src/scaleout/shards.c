@@ -168,13 +168,21 @@ placement_sample(int64 shardid, const char *nspname, const char *relname,
 			Oid			run_types[3] = {TEXTOID, INT4OID, TEXTOID};
 			Datum		run_values[3];
 
+			/*
+			 * The sample learn.c gathers from writes: each value's first
+			 * GSST_SAMPLE_VALUE_MAX bytes, the first value and then as many
+			 * as stay within the limit.
+			 */
 			command = psprintf("SELECT pg_catalog.array_agg(v)::pg_catalog.text FROM"
-							   " (SELECT v, pg_catalog.sum(pg_catalog.octet_length(v))"
-							   " OVER (ROWS UNBOUNDED PRECEDING) AS upto FROM"
-							   " (SELECT %s::pg_catalog.text AS v FROM ONLY %s WHERE %s IS NOT NULL LIMIT 4096) a) b"
-							   " WHERE upto - pg_catalog.octet_length(v) < %d",
-							   col, quote_qualified_identifier(nspname, relname), col,
-							   gsst_learn_sample_bytes);
+							   " (SELECT v, pg_catalog.row_number() OVER w AS n,"
+							   " pg_catalog.sum(LEAST(pg_catalog.octet_length(v), %d)) OVER w AS upto"
+							   " FROM (SELECT pg_catalog.substr(%s::pg_catalog.text, 1, %d) AS v"
+							   " FROM ONLY %s WHERE %s IS NOT NULL LIMIT %d) a"
+							   " WINDOW w AS (ROWS UNBOUNDED PRECEDING)) b"
+							   " WHERE upto <= %d OR n = 1",
+							   GSST_SAMPLE_VALUE_MAX, col, GSST_SAMPLE_VALUE_MAX,
+							   quote_qualified_identifier(nspname, relname), col,
+							   gsst_learn_sample_bytes, gsst_learn_sample_bytes);
 			run_values[0] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
 			run_values[1] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
 			run_values[2] = CStringGetTextDatum(command);
@@ -211,6 +219,9 @@ placement_sample(int64 shardid, const char *nspname, const char *relname,
 		RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(oldcxt);
 		CurrentResourceOwner = oldowner;
+		/* a cancel is the caller's, not a placement we could not read */
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			ReThrowError(edata);
 		ereport(DEBUG1,
 				(errmsg("gsst: shard \"%s\" learns from its writes: no sample of another placement: %s",
 						relname, edata->message)));
