@@ -16,8 +16,17 @@
  * Copying symbols reads them: the role that creates the shard must be
  * allowed to read the sibling's family and to store the new one's (the
  * owner of both tables; Citus creates shards as the table's owner).
- * Shards whose names Citus had to shorten, or a node with no sibling,
- * learn as any new column does.
+ *
+ * A node with no sibling (a worker just added, that a rebalance moves a
+ * first shard onto; a reference table copied there) learns before the
+ * data lands, from the shard itself: when another node holds a placement
+ * of the same shard, the first gsst.learn_sample_bytes of its column's
+ * values come over as text, through Citus's master_run_on_worker as the
+ * same role, and this node trains the new family's first dictionary from
+ * them.  A placement that cannot be read (a table Citus creates on every
+ * node in the same transaction, a refused connection) leaves the column
+ * to learn from its writes.  Shards whose names Citus had to shorten learn
+ * that way too.
  */
 #include "dict/dict.h"
 #include "scaleout/citus.h"
@@ -26,12 +35,19 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "access/table.h"
+#include "access/xact.h"
 #include "catalog/namespace.h"
 #include "catalog/pg_namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
 #include "miscadmin.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/resowner.h"
 
 /*
  * The shard ids of Citus's pg_dist_shard rows for the distributed table
@@ -111,6 +127,153 @@ newest_sibling_dictionary(const char *base, Oid nsp, List *siblings, const char 
 	return newest;
 }
 
+/*
+ * The first values of column colname of shard relname's placement on
+ * another node, as text, up to gsst.learn_sample_bytes: a text[] in
+ * cxt, or NULL when no other node holds one or it cannot be read.  Runs
+ * in a subtransaction: any failure here leaves the shard to learn from
+ * its writes.
+ */
+static ArrayType *
+placement_sample(int64 shardid, const char *nspname, const char *relname,
+				 const char *colname, MemoryContext cxt)
+{
+	MemoryContext oldcxt = CurrentMemoryContext;
+	ResourceOwner oldowner = CurrentResourceOwner;
+	ArrayType  *volatile sample = NULL;
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(oldcxt);
+	PG_TRY();
+	{
+		Oid			types[1] = {INT8OID};
+		Datum		values[1] = {Int64GetDatum(shardid)};
+		const char *col = quote_identifier(colname);
+		char	   *command;
+		bool		isnull;
+
+		if (SPI_connect() != SPI_OK_CONNECT)
+			elog(ERROR, "SPI_connect failed");
+		/* a placement of this shard on another active primary */
+		if (SPI_execute_with_args("SELECT n.nodename, n.nodeport"
+								  " FROM pg_catalog.pg_dist_placement p"
+								  " JOIN pg_catalog.pg_dist_node n ON n.groupid = p.groupid"
+								  " WHERE p.shardid = $1 AND n.isactive AND n.noderole = 'primary'"
+								  " AND p.groupid <> (SELECT groupid FROM pg_catalog.pg_dist_local_group)"
+								  " ORDER BY n.nodeid LIMIT 1",
+								  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
+			elog(ERROR, "could not read Citus's placements");
+		if (SPI_processed == 1)
+		{
+			Oid			run_types[3] = {TEXTOID, INT4OID, TEXTOID};
+			Datum		run_values[3];
+
+			/*
+			 * The sample learn.c gathers from writes: each value's first
+			 * GSST_SAMPLE_VALUE_MAX bytes, the first value and then as many
+			 * as stay within the limit.
+			 */
+			command = psprintf("SELECT pg_catalog.array_agg(v)::pg_catalog.text FROM"
+							   " (SELECT v, pg_catalog.row_number() OVER w AS n,"
+							   " pg_catalog.sum(LEAST(pg_catalog.octet_length(v), %d)) OVER w AS upto"
+							   " FROM (SELECT pg_catalog.substr(%s::pg_catalog.text, 1, %d) AS v"
+							   " FROM ONLY %s WHERE %s IS NOT NULL LIMIT %d) a"
+							   " WINDOW w AS (ROWS UNBOUNDED PRECEDING)) b"
+							   " WHERE upto <= %d OR n = 1",
+							   GSST_SAMPLE_VALUE_MAX, col, GSST_SAMPLE_VALUE_MAX,
+							   quote_qualified_identifier(nspname, relname), col,
+							   gsst_learn_sample_bytes, gsst_learn_sample_bytes);
+			run_values[0] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+			run_values[1] = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+			run_values[2] = CStringGetTextDatum(command);
+			if (SPI_execute_with_args("SELECT result FROM pg_catalog.master_run_on_worker("
+									  "ARRAY[$1], ARRAY[$2], ARRAY[$3], false) WHERE success",
+									  3, run_types, run_values, NULL, true, 1) != SPI_OK_SELECT)
+				elog(ERROR, "could not run a command on another node");
+			if (SPI_processed == 1)
+			{
+				char	   *result = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+
+				if (result != NULL && result[0] == '{')
+				{
+					MemoryContext spicxt = MemoryContextSwitchTo(cxt);
+
+					sample = DatumGetArrayTypeP(OidInputFunctionCall(F_ARRAY_IN, result,
+																	 TEXTOID, -1));
+					MemoryContextSwitchTo(spicxt);
+				}
+			}
+		}
+		SPI_finish();
+		ReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcxt);
+		CurrentResourceOwner = oldowner;
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(oldcxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		MemoryContextSwitchTo(oldcxt);
+		CurrentResourceOwner = oldowner;
+		/* a cancel is the caller's, not a placement we could not read */
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			ReThrowError(edata);
+		ereport(DEBUG1,
+				(errmsg("gsst: shard \"%s\" learns from its writes: no sample of another placement: %s",
+						relname, edata->message)));
+		FreeErrorData(edata);
+		sample = NULL;
+	}
+	PG_END_TRY();
+	return sample;
+}
+
+/*
+ * A first dictionary for family, trained from sample; the new id, or 0
+ * when the sample is empty or the codec could not train.
+ */
+static uint32
+train_from_sample(int32 family, ArrayType *sample)
+{
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+	const uint8 **values;
+	size_t	   *lens;
+	int			count = 0;
+	gsst_table	table;
+	void	   *work;
+	int			rc;
+
+	deconstruct_array(sample, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+	values = palloc(sizeof(uint8 *) * Max(n, 1));
+	lens = palloc(sizeof(size_t) * Max(n, 1));
+	for (int i = 0; i < n; i++)
+	{
+		text	   *t;
+
+		if (nulls[i])
+			continue;
+		t = DatumGetTextPP(elems[i]);
+		values[count] = (const uint8 *) VARDATA_ANY(t);
+		lens[count] = Min(VARSIZE_ANY_EXHDR(t), GSST_SAMPLE_VALUE_MAX);
+		if (lens[count] > 0)
+			count++;
+	}
+	if (count == 0)
+		return 0;
+	work = palloc(gsst_train_work_bytes());
+	rc = gsst_train_generations(&table, values, lens, count, work, GSST_PG_TRAIN_GENERATIONS);
+	pfree(work);
+	if (rc != GSST_OK)
+		return 0;
+	return gsst_dict_create(family, &table);
+}
+
 void
 gsst_citus_seed_shard(Oid relid)
 {
@@ -143,8 +306,6 @@ gsst_citus_seed_shard(Oid relid)
 	if (!OidIsValid(logical) || !gsst_citus_distributed(logical))
 		return;
 	siblings = sibling_shard_ids(logical, shardid);
-	if (siblings == NIL)
-		return;
 
 	rel = relation_open(relid, AccessShareLock);
 	desc = RelationGetDescr(rel);
@@ -159,14 +320,27 @@ gsst_citus_seed_shard(Oid relid)
 			gsst_family_has_dictionaries(att->atttypmod) ||
 			!gsst_family_may(att->atttypmod, GSST_RIGHT_TRAIN))
 			continue;
-		source = newest_sibling_dictionary(base, nsp, siblings, NameStr(att->attname));
-		if (source == 0 || !gsst_dict_quota_allows(att->atttypmod))
+		if (!gsst_dict_quota_allows(att->atttypmod))
 			continue;
-		table = *gsst_dict_table(source);
-		id = gsst_dict_create(att->atttypmod, &table);
-		ereport(DEBUG1,
-				(errmsg("gsst: shard \"%s\" starts with dictionary %u, a copy of dictionary %u of a shard on this node",
-						relname, id, source)));
+		source = newest_sibling_dictionary(base, nsp, siblings, NameStr(att->attname));
+		if (source != 0)
+		{
+			table = *gsst_dict_table(source);
+			id = gsst_dict_create(att->atttypmod, &table);
+			ereport(DEBUG1,
+					(errmsg("gsst: shard \"%s\" starts with dictionary %u, a copy of dictionary %u of a shard on this node",
+							relname, id, source)));
+		}
+		else if (gsst_learn_sample_bytes > 0)
+		{
+			ArrayType  *sample = placement_sample(shardid, get_namespace_name(nsp), relname,
+												  NameStr(att->attname), CurrentMemoryContext);
+
+			if (sample != NULL && (id = train_from_sample(att->atttypmod, sample)) != 0)
+				ereport(DEBUG1,
+						(errmsg("gsst: shard \"%s\" starts with dictionary %u, learned from another node's placement of it",
+								relname, id)));
+		}
 	}
 	relation_close(rel, AccessShareLock);
 }

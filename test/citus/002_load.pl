@@ -16,24 +16,6 @@ use CitusTest;
 
 my ($coord, @workers) = citus_cluster(2);
 
-# Per placement of $table, its encoded values of column c whose dictionary
-# is not one of its own column's family on its node.
-sub foreign_per_placement
-{
-	my ($table) = @_;
-	return citus_on_placements($coord, $table, q{
-		SELECT count(*) FROM %1$s WHERE gsst.value_dictionary(c) NOT IN
-		  (SELECT id FROM gsst.dictionaries WHERE family =
-		     (SELECT atttypmod FROM pg_attribute WHERE attrelid = '%1$s'::regclass AND attname = 'c'))});
-}
-
-# md5 of column c of each placement of $table, in id order.
-sub md5_per_placement
-{
-	my ($table) = @_;
-	return citus_on_placements($coord, $table, q{SELECT md5(string_agg(c::text, E'\n' ORDER BY id)) FROM %s});
-}
-
 # The INSERT/SELECT method Citus's EXPLAIN gives for $sql.
 sub insert_select_method
 {
@@ -82,7 +64,7 @@ my @raw = split / /, $raw;
 is(scalar(@raw), 4, 'dist: four placements');
 is(scalar(grep { m{^(\d+)/(\d+)$} && $1 < $2 } @raw), 4,
 	'every shard learned a dictionary and encoded its rows');
-is(foreign_per_placement('dist'), '0 0 0 0',
+is(citus_foreign_per_placement($coord, 'dist'), '0 0 0 0',
 	"every encoded value uses a dictionary of its own shard's family on its node");
 is(gsst_table_md5($coord, 'dist'), $md5, 'dist: content equal to the source');
 is($coord->safe_psql('postgres', q{SELECT gsst.compress_table('dist')}), citus_sum_raw($raw),
@@ -138,15 +120,15 @@ $coord->safe_psql('postgres', q{
 is($coord->safe_psql('postgres', q{SELECT gsst.load('ref', 'SELECT id, c FROM dist WHERE id <= 3000')}),
 	'3000', 'gsst.load into ref returns the rows inserted, once');
 my $ref_md5 = md5_of_rows([ @$rows[ 0 .. 2999 ] ]);
-is(md5_per_placement('ref'), join(' ', ($ref_md5) x 3), 'each of the three copies holds the text of the source');
+is(citus_md5_per_placement($coord, 'ref'), join(' ', ($ref_md5) x 3), 'each of the three copies holds the text of the source');
 my $ref_raw = citus_raw_per_placement($coord, 'ref');
 note("ref after gsst.load: $ref_raw");
 like($ref_raw, qr{^\d+/3000 \d+/3000 \d+/3000$}, 'ref: 3000 rows on each node');
 is($coord->safe_psql('postgres', q{SELECT gsst.compress_table('ref')}), citus_sum_raw($ref_raw),
 	'compress_table(ref) encodes what each copy kept raw');
 ok(all_encoded(citus_raw_per_placement($coord, 'ref')), 'every copy of ref is encoded');
-is(foreign_per_placement('ref'), '0 0 0', "each copy uses its own node's dictionaries");
-is(md5_per_placement('ref'), join(' ', ($ref_md5) x 3), 'ref: content unchanged');
+is(citus_foreign_per_placement($coord, 'ref'), '0 0 0', "each copy uses its own node's dictionaries");
+is(citus_md5_per_placement($coord, 'ref'), join(' ', ($ref_md5) x 3), 'ref: content unchanged');
 
 # ---- INSERT ... SELECT of text into a gsst column ----
 
@@ -169,7 +151,7 @@ is(insert_select_method('INSERT INTO dist2 SELECT id, c FROM staging'), 'pull to
 	'text from a table of the coordinator: Citus pulls it through the coordinator');
 $coord->safe_psql('postgres', 'INSERT INTO dist2 SELECT id, c FROM staging');
 is(gsst_table_md5($coord, 'dist2'), $md5, 'dist2: INSERT ... SELECT of text keeps every value');
-is(foreign_per_placement('dist2'), '0 0 0 0', "dist2: encoded with each shard's own dictionaries");
+is(citus_foreign_per_placement($coord, 'dist2'), '0 0 0 0', "dist2: encoded with each shard's own dictionaries");
 
 $coord->safe_psql('postgres', q{
 	CREATE TABLE texts (id int, grp int, c text);
@@ -182,7 +164,7 @@ is(insert_select_method('INSERT INTO bygrp SELECT grp, id, c FROM texts'), 'repa
 	'text of a distributed table into one distributed on another column: repartitioned');
 $coord->safe_psql('postgres', 'INSERT INTO bygrp SELECT grp, id, c FROM texts');
 is(gsst_table_md5($coord, 'bygrp'), $md5, 'bygrp: the repartitioned text is equal');
-is(foreign_per_placement('bygrp'), '0 0 0', "bygrp: encoded with each shard's own dictionaries");
+is(citus_foreign_per_placement($coord, 'bygrp'), '0 0 0', "bygrp: encoded with each shard's own dictionaries");
 
 # ---- a repartitioned INSERT ... SELECT between gsst columns ----
 
@@ -223,11 +205,11 @@ for my $case (
 	{
 		local $TODO = "Citus passes the coordinator's typmod to the workers: values take a family not their column's"
 		  if $table eq 'regrouped';
-		is(foreign_per_placement($table), '0 0 0',
+		is(citus_foreign_per_placement($coord, $table), '0 0 0',
 			"$what: every value is encoded with a dictionary of its own shard's family");
 	}
 	$coord->safe_psql('postgres', "SELECT gsst.compress_table('$table')");
-	is(foreign_per_placement($table), '0 0 0',
+	is(citus_foreign_per_placement($coord, $table), '0 0 0',
 		"$what: after compress_table, every value uses its own shard's dictionaries");
 }
 

@@ -9,8 +9,9 @@ use PostgreSQL::Test::Utils;
 use Exporter 'import';
 use GsstTest;
 
-our @EXPORT = qw(citus_cluster citus_log_offsets citus_log_since citus_on_placements
-  citus_raw_per_placement citus_sum_raw);
+our @EXPORT = qw(citus_cluster citus_add_worker citus_log_offsets citus_log_since
+  citus_on_placements citus_raw_per_placement citus_sum_raw citus_foreign_per_placement
+  citus_md5_per_placement);
 
 # A node with citus and gsst preloaded and created (citus first), which the
 # other nodes reach on 127.0.0.1.  Connections are logged with their role.
@@ -47,6 +48,15 @@ sub citus_cluster
 	$coord->safe_psql('postgres', "SELECT citus_add_node('127.0.0.1', " . $_->port . ')')
 	  for @workers;
 	return ($coord, @workers);
+}
+
+# A new worker $name, added to $coord's cluster.
+sub citus_add_worker
+{
+	my ($coord, $name) = @_;
+	my $worker = citus_node($name);
+	$coord->safe_psql('postgres', "SELECT citus_add_node('127.0.0.1', " . $worker->port . ')');
+	return $worker;
 }
 
 # Where each node's log ends now.
@@ -87,6 +97,24 @@ sub citus_sum_raw
 	my $sum = 0;
 	$sum += (split m{/})[0] for split / /, $_[0];
 	return $sum;
+}
+
+# Per placement of $table, its encoded values of column c whose dictionary
+# is not one of its own column's family on its node.
+sub citus_foreign_per_placement
+{
+	my ($coord, $table) = @_;
+	return citus_on_placements($coord, $table, q{
+		SELECT count(*) FROM %1$s WHERE gsst.value_dictionary(c) NOT IN
+		  (SELECT id FROM gsst.dictionaries WHERE family =
+		     (SELECT atttypmod FROM pg_attribute WHERE attrelid = '%1$s'::regclass AND attname = 'c'))});
+}
+
+# md5 of column c of each placement of $table, in id order.
+sub citus_md5_per_placement
+{
+	my ($coord, $table) = @_;
+	return citus_on_placements($coord, $table, q{SELECT md5(string_agg(c::text, E'\n' ORDER BY id)) FROM %s});
 }
 
 1;
