@@ -85,7 +85,7 @@ build() {
 # packages in tmp/deb/
 build_in_root() {
 	local major=$1 suite=$2 dir=$ROOTS/$2 cuda="" path=/usr/sbin:/usr/bin:/sbin:/bin
-	[ -d "$dir" ] || root_make "$suite" "$dir"
+	[ -d "$dir" ] || root_unpack "$suite" "$dir"
 	root_mount "$dir"
 	trap "root_umount '$dir'" EXIT
 	copy_repo "$REPO" "$dir/build/gsst-deb"
@@ -133,17 +133,9 @@ test_package() {
 		*) expect_start='cpu, no GPU library is installed (' expect_part='' ;;
 	esac
 	# a fresh root each time, from a pristine one kept as a tarball
-	tarball=$ROOTS/$suite-minbase.tar
-	if [ ! -f "$tarball" ]; then
-		mkdir -p "$ROOTS"
-		root_make "$suite" "$ROOTS/$suite-pristine"
-		tar -C "$ROOTS/$suite-pristine" -cf "$tarball" .
-		root_remove "$ROOTS/$suite-pristine"
-	fi
 	dir=$ROOTS/$suite-pkgtest
 	root_remove "$dir"
-	mkdir -p "$dir"
-	tar -C "$dir" -xf "$tarball"
+	root_unpack "$suite" "$dir"
 	root_mount "$dir"
 	trap "root_umount '$dir'" EXIT
 	# this machine's apt sources (updates, security) when it runs the suite:

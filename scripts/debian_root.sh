@@ -36,13 +36,18 @@ copy_repo() {
 	fi
 }
 
-# root_make SUITE DIR: a minimal Debian root of SUITE
-root_make() {
-	local suite=$1 dir=$2 script=""
+# root_tools: debootstrap on this machine
+root_tools() {
 	if ! command -v debootstrap >/dev/null; then
 		apt-get update -q
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends debootstrap
 	fi
+}
+
+# root_make SUITE DIR: a minimal Debian root of SUITE
+root_make() {
+	local suite=$1 dir=$2 script=""
+	root_tools
 	# debootstrap of an older release has no script for a newer suite yet
 	if [ ! -e "/usr/share/debootstrap/scripts/$suite" ]; then
 		script=/usr/share/debootstrap/scripts/sid
@@ -51,6 +56,28 @@ root_make() {
 	debootstrap --variant=minbase "$suite" "$dir.partial" "$MIRROR" $script
 	# a suite in development can be past its Release file's Valid-Until
 	echo 'Acquire::Check-Valid-Until "false";' > "$dir.partial/etc/apt/apt.conf.d/99gsst"
+	mv "$dir.partial" "$dir"
+}
+
+# root_minbase SUITE: $ROOTS/SUITE-minbase.tar, a minimal root of SUITE
+# kept as a tarball, made once: every root of SUITE is unpacked from it
+root_minbase() {
+	local suite=$1 tarball=$ROOTS/$1-minbase.tar
+	[ -f "$tarball" ] && return 0
+	mkdir -p "$ROOTS"
+	root_make "$suite" "$ROOTS/$suite-pristine"
+	tar -C "$ROOTS/$suite-pristine" -cf "$tarball.partial" .
+	mv "$tarball.partial" "$tarball"
+	root_remove "$ROOTS/$suite-pristine"
+}
+
+# root_unpack SUITE DIR: a fresh root of SUITE in DIR, from its tarball
+root_unpack() {
+	local suite=$1 dir=$2
+	root_minbase "$suite"
+	root_remove "$dir.partial"
+	mkdir -p "$dir.partial"
+	tar -C "$dir.partial" -xf "$ROOTS/$suite-minbase.tar"
 	mv "$dir.partial" "$dir"
 }
 

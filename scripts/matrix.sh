@@ -6,7 +6,9 @@
 # Each major runs on the Debian suite that carries it (bookworm 15, trixie
 # 17, forky 18): on this machine when it runs that suite, else in a root made
 # with debootstrap under $GSST_ROOTS (default /var/tmp/gsst-roots), kept for
-# later runs.  The repository's files (what git tracks, and untracked files
+# later runs; one debootstrap per suite, kept as a tarball that the package
+# test unpacks too, made in the background while the first major's tests
+# run.  The repository's files (what git tracks, and untracked files
 # it does not ignore) are copied into the root, and so are the Citus release
 # sources of ../shared/deps (the one suite that reads them; Citus is built
 # once per root and kept there).  In a root, make test runs the codec's
@@ -33,7 +35,7 @@ run_major() {
 		return
 	fi
 	dir=$ROOTS/$suite
-	[ -d "$dir" ] || root_make "$suite" "$dir"
+	[ -d "$dir" ] || root_unpack "$suite" "$dir"
 	root_mount "$dir"
 	trap "root_umount '$dir'" EXIT
 	copy_repo "$REPO" "$dir/build/gsst"
@@ -73,12 +75,35 @@ step() {
 	summary="$summary$line"$'\n'
 }
 
+# The Debian roots the steps need (a tarball of each suite's minimal root,
+# unpacked for each major not on this machine's suite), made in the
+# background while the first major's tests run here; a step that needs a
+# root waits for them.
+prepare_roots() {
+	local major suite
+	for major in $MAJORS; do
+		suite=$(suite_of "$major")
+		root_minbase "$suite"
+		[ "$suite" = "$host_suite" ] || [ -d "$ROOTS/$suite" ] || root_unpack "$suite" "$ROOTS/$suite"
+	done
+}
+wait_roots() {
+	[ -n "$roots_pid" ] || return 0
+	wait "$roots_pid" || echo "== preparing the Debian roots failed (log $LOGS/roots.log); the steps try again"
+	roots_pid=""
+}
+
 mkdir -p "$LOGS"
 failed=0
 summary=""
+root_tools
+prepare_roots > "$LOGS/roots.log" 2>&1 &
+roots_pid=$!
 for major in $MAJORS; do
+	[ "$(suite_of "$major")" = "$host_suite" ] || wait_roots
 	step "$major" "make test" "$LOGS/pg$major.log" run_major "$major" test
 	step "$major" "Citus" "$LOGS/pg$major-citus.log" run_major "$major" test-citus
+	wait_roots
 	step "$major" "package" "$LOGS/pg$major-deb.log" "$REPO/scripts/deb.sh" test "$major"
 done
 echo "== matrix"
