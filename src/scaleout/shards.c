@@ -23,8 +23,10 @@
  * of the same shard, the first gsst.learn_sample_bytes of its column's
  * values come over as text, through Citus's master_run_on_worker as the
  * same role, and this node trains the new family's first dictionary from
- * them.  A placement that cannot be read (a table Citus creates on every
- * node in the same transaction, a refused connection) leaves the column
+ * them.  A table that create_distributed_table distributes has no other
+ * placement yet, and its rows are still in the coordinator's table: the
+ * sample comes from there.  A table that cannot be read (one created in
+ * the distributing transaction, a refused connection) leaves the column
  * to learn from its writes.  Shards whose names Citus had to shorten learn
  * that way too.
  */
@@ -39,6 +41,7 @@
 #include "catalog/namespace.h"
 #include "catalog/pg_namespace.h"
 #include "catalog/pg_type.h"
+#include "commands/extension.h"
 #include "executor/spi.h"
 #include "miscadmin.h"
 #include "utils/array.h"
@@ -128,15 +131,17 @@ newest_sibling_dictionary(const char *base, Oid nsp, List *siblings, const char 
 }
 
 /*
- * The first values of column colname of shard relname's placement on
- * another node, as text, up to gsst.learn_sample_bytes: a text[] in
- * cxt, or NULL when no other node holds one or it cannot be read.  Runs
- * in a subtransaction: any failure here leaves the shard to learn from
- * its writes.
+ * The first values of column colname of table nspname.relname on another
+ * node, as text, up to gsst.learn_sample_bytes: a text[] in cxt, or NULL
+ * when there is none or it cannot be read.  The node is one that holds a
+ * placement of shard shardid, or, with from_coordinator, the coordinator
+ * (relname is then the table Citus is distributing, whose rows are still
+ * there).  Runs in a subtransaction: any failure here leaves the shard to
+ * learn from its writes.
  */
 static ArrayType *
-placement_sample(int64 shardid, const char *nspname, const char *relname,
-				 const char *colname, MemoryContext cxt)
+placement_sample(int64 shardid, bool from_coordinator, const char *nspname,
+				 const char *relname, const char *colname, MemoryContext cxt)
 {
 	MemoryContext oldcxt = CurrentMemoryContext;
 	ResourceOwner oldowner = CurrentResourceOwner;
@@ -154,15 +159,24 @@ placement_sample(int64 shardid, const char *nspname, const char *relname,
 
 		if (SPI_connect() != SPI_OK_CONNECT)
 			elog(ERROR, "SPI_connect failed");
-		/* a placement of this shard on another active primary */
-		if (SPI_execute_with_args("SELECT n.nodename, n.nodeport"
+		/*
+		 * A placement of this shard on another active primary, or the
+		 * coordinator when this node is not it.
+		 */
+		if (SPI_execute_with_args(from_coordinator
+								  ? "SELECT n.nodename, n.nodeport"
+								  " FROM pg_catalog.pg_dist_node n"
+								  " WHERE n.groupid = 0 AND n.isactive AND n.noderole = 'primary'"
+								  " AND (SELECT groupid FROM pg_catalog.pg_dist_local_group) <> 0"
+								  " AND $1 > 0 LIMIT 1"
+								  : "SELECT n.nodename, n.nodeport"
 								  " FROM pg_catalog.pg_dist_placement p"
 								  " JOIN pg_catalog.pg_dist_node n ON n.groupid = p.groupid"
 								  " WHERE p.shardid = $1 AND n.isactive AND n.noderole = 'primary'"
 								  " AND p.groupid <> (SELECT groupid FROM pg_catalog.pg_dist_local_group)"
 								  " ORDER BY n.nodeid LIMIT 1",
 								  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
-			elog(ERROR, "could not read Citus's placements");
+			elog(ERROR, "could not read Citus's nodes");
 		if (SPI_processed == 1)
 		{
 			Oid			run_types[3] = {TEXTOID, INT4OID, TEXTOID};
@@ -286,6 +300,7 @@ gsst_citus_seed_shard(Oid relid)
 	Oid			nsp;
 	Oid			logical;
 	List	   *siblings;
+	bool		from_coordinator = false;
 	Relation	rel;
 	TupleDesc	desc;
 
@@ -303,9 +318,23 @@ gsst_citus_seed_shard(Oid relid)
 	base = pnstrdup(relname, suffix - relname);
 	nsp = get_rel_namespace(relid);
 	logical = get_relname_relid(base, nsp);
-	if (!OidIsValid(logical) || !gsst_citus_distributed(logical))
+	if (OidIsValid(logical) && gsst_citus_distributed(logical))
+		siblings = sibling_shard_ids(logical, shardid);
+	else if (!OidIsValid(logical) && strlen(relname) < NAMEDATALEN - 1 &&
+			 OidIsValid(get_extension_oid("citus", true)))
+	{
+		/*
+		 * No table base here: the shard of a table that Citus distributes
+		 * now (create_distributed_table), whose metadata reaches this node
+		 * after its shards.  Its rows are still in the coordinator's table
+		 * of that name, which the shard may learn from.  A name Citus had
+		 * to shorten (NAMEDATALEN - 1 bytes) names no table there.
+		 */
+		siblings = NIL;
+		from_coordinator = true;
+	}
+	else
 		return;
-	siblings = sibling_shard_ids(logical, shardid);
 
 	rel = relation_open(relid, AccessShareLock);
 	desc = RelationGetDescr(rel);
@@ -322,7 +351,8 @@ gsst_citus_seed_shard(Oid relid)
 			continue;
 		if (!gsst_dict_quota_allows(att->atttypmod))
 			continue;
-		source = newest_sibling_dictionary(base, nsp, siblings, NameStr(att->attname));
+		source = from_coordinator ? 0 :
+			newest_sibling_dictionary(base, nsp, siblings, NameStr(att->attname));
 		if (source != 0)
 		{
 			table = *gsst_dict_table(source);
@@ -333,13 +363,16 @@ gsst_citus_seed_shard(Oid relid)
 		}
 		else if (gsst_learn_sample_bytes > 0)
 		{
-			ArrayType  *sample = placement_sample(shardid, get_namespace_name(nsp), relname,
+			ArrayType  *sample = placement_sample(shardid, from_coordinator,
+												  get_namespace_name(nsp),
+												  from_coordinator ? base : relname,
 												  NameStr(att->attname), CurrentMemoryContext);
 
 			if (sample != NULL && (id = train_from_sample(att->atttypmod, sample)) != 0)
 				ereport(DEBUG1,
-						(errmsg("gsst: shard \"%s\" starts with dictionary %u, learned from another node's placement of it",
-								relname, id)));
+						(errmsg("gsst: shard \"%s\" starts with dictionary %u, learned from %s",
+								relname, id, from_coordinator ? "the coordinator's rows of its table" :
+								"another node's placement of it")));
 		}
 	}
 	relation_close(rel, AccessShareLock);

@@ -2,8 +2,9 @@
 # rows: SET COMPRESSION on a distributed table learns on each placement from
 # that placement's rows and says so on the coordinator; gsst.load into a new
 # distributed table gives each placement a dictionary learned from a sample
-# of the source before the first row lands (gsst.learn); compress_table of a
-# distributed table says what each placement did.
+# of the source before the first row lands (gsst.learn); create_distributed_table
+# of a table with rows gives each new shard one learned from the coordinator's
+# rows; compress_table of a distributed table says what each placement did.
 use strict;
 use warnings;
 use utf8;
@@ -23,17 +24,6 @@ sub dictionaries_per_placement
 	return citus_on_placements($coord, $table, q{
 		SELECT count(*) FROM gsst.dictionaries WHERE family =
 		  (SELECT atttypmod FROM pg_attribute WHERE attrelid = '%s'::regclass AND attname = 'c')});
-}
-
-# Per placement of $table, its encoded values of column c whose dictionary
-# is not one of its own column's family on its node.
-sub foreign_per_placement
-{
-	my ($table) = @_;
-	return citus_on_placements($coord, $table, q{
-		SELECT count(*) FROM %1$s WHERE gsst.value_dictionary(c) NOT IN
-		  (SELECT id FROM gsst.dictionaries WHERE family =
-		     (SELECT atttypmod FROM pg_attribute WHERE attrelid = '%1$s'::regclass AND attname = 'c'))});
 }
 
 my $rows = gsst_rows(1, 8000);
@@ -85,14 +75,14 @@ is($coord->safe_psql('postgres', q{SELECT gsst.load('dist', 'SELECT id, c FROM s
 is(citus_sum_raw(citus_raw_per_placement($coord, 'dist')), 0,
 	'every shard stored its first rows encoded: none is raw');
 is(dictionaries_per_placement('dist'), '1 1 1 1', 'each placement learned one dictionary, before the rows');
-is(foreign_per_placement('dist'), '0 0 0 0', "every value uses its own placement's family on its node");
+is(citus_foreign_per_placement($coord, 'dist'), '0 0 0 0', "every value uses its own placement's family on its node");
 is(gsst_table_md5($coord, 'dist'), $md5, 'dist: content equal to the source');
 
 is($coord->safe_psql('postgres', q{SELECT gsst.load('ref', 'SELECT id, c FROM staging WHERE id <= 3000')}),
 	'3000', 'gsst.load into a new reference table');
 is(citus_sum_raw(citus_raw_per_placement($coord, 'ref')), 0,
 	'every copy of the reference table is encoded from its first row');
-is(foreign_per_placement('ref'), '0 0 0', 'each copy with its own family on its node');
+is(citus_foreign_per_placement($coord, 'ref'), '0 0 0', 'each copy with its own family on its node');
 
 # a placement that has a dictionary keeps it: no second one
 is($coord->safe_psql('postgres',
@@ -162,5 +152,34 @@ $compress->finish;
 like($$cout, qr/^2000$/m, 'the compress finishes once the lock is gone');
 like($$cerr, qr/"slow": 2000 values encoded on 2 placements on 2 nodes\nDETAIL:  shard \d+ on 127\.0\.0\.1:\d+: \d+ values encoded\nshard \d+ on 127\.0\.0\.1:\d+: \d+ values encoded/,
 	'with its summary, and what each placement did');
+
+# ---- create_distributed_table of a table with rows ----
+
+# The shards learn from a sample of the coordinator's table before Citus
+# copies its rows into them: encoded from the first row.
+$coord->safe_psql('postgres', q{
+	CREATE TABLE local_rows (id int PRIMARY KEY, c text COMPRESSION gsst);
+	INSERT INTO local_rows SELECT id, c FROM staging;
+});
+my $local_md5 = gsst_table_md5($coord, 'local_rows');
+$coord->safe_psql('postgres', q{SELECT create_distributed_table('local_rows', 'id', shard_count => 4)});
+is(gsst_table_md5($coord, 'local_rows'), $local_md5, 'local_rows: distributed with every value');
+is(citus_sum_raw(citus_raw_per_placement($coord, 'local_rows')), 0,
+	"every shard stored its first rows encoded, with a dictionary learned from the coordinator's rows");
+is(citus_foreign_per_placement($coord, 'local_rows'), '0 0 0 0', "each with its own family on its node");
+
+# A table made and filled in the distributing transaction cannot be read
+# from another connection: its shards learn from their writes, as before.
+$coord->safe_psql('postgres', q{
+	BEGIN;
+	CREATE TABLE same_xact (id int PRIMARY KEY, c text COMPRESSION gsst);
+	INSERT INTO same_xact SELECT id, c FROM staging;
+	SELECT create_distributed_table('same_xact', 'id', shard_count => 4);
+	COMMIT;
+});
+is(gsst_table_md5($coord, 'same_xact'), gsst_table_md5($coord, 'staging'),
+	'same_xact: distributed in the transaction that made it, with every value');
+cmp_ok(citus_sum_raw(citus_raw_per_placement($coord, 'same_xact')), '>', 0,
+	'its shards learned from their first rows, which stay raw');
 
 done_testing();
