@@ -25,7 +25,8 @@
 # $SLOW_RATIO (1.2), and EXPLAIN ANALYZE of both, to ...-explain.txt.
 #
 # Settings: max_parallel_workers_per_gather = $PARALLEL (0), work_mem =
-# $WORK_MEM (256MB), shared_buffers = $SHARED_BUFFERS (2GB), jit off,
+# $WORK_MEM (256MB), shared_buffers = $SHARED_BUFFERS (4GB: both databases
+# of scale 1 fit), jit off,
 # statement_timeout = $STATEMENT_TIMEOUT (10min), C collation.  Needs the
 # extension installed (make install); run as root it runs the server as
 # $TEST_USER.  PG_CONFIG or PG_BINDIR picks the PostgreSQL.  KEEP_CLUSTER=1
@@ -40,7 +41,7 @@ RUNS=${RUNS:-3}
 SEED=${SEED:-1}
 PARALLEL=${PARALLEL:-0}
 WORK_MEM=${WORK_MEM:-256MB}
-SHARED_BUFFERS=${SHARED_BUFFERS:-2GB}
+SHARED_BUFFERS=${SHARED_BUFFERS:-4GB}
 STATEMENT_TIMEOUT=${STATEMENT_TIMEOUT:-10min}
 SLOW_RATIO=${SLOW_RATIO:-1.2}
 RESULTS=${RESULTS_DIR:-$ROOT/bench/results}
@@ -84,6 +85,7 @@ if [ ! -f "$DATA/.done" ]; then
 	rm -rf "$DATA"
 	mkdir -p "$DATA"
 	(cd "$SRC" && DSS_PATH=$DATA ./dbgen -q -f -s "$SCALE")
+	chmod 644 "$DATA"/*.tbl   # dbgen creates some with a garbage mode
 	touch "$DATA/.done"
 fi
 
