@@ -486,6 +486,86 @@ payloads_equal(struct varlena *a, struct varlena *b)
 	return table_a == table_b ? EQ_NO : EQ_DECODE;
 }
 
+/*
+ * Byte order (text's under the C collation) of two in-line values, as the
+ * sign of the result: a text argument (is_gsst false) counts as raw.  Raw
+ * against raw is memcmp; codes of one dictionary compare on the codes; raw
+ * against codes decodes the codes only up to the first byte that differs;
+ * anything else (two dictionaries, an unusual header) goes through views.
+ */
+static pg_attribute_always_inline int
+order_c(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gsst)
+{
+	const uint8 *pa = (const uint8 *) VARDATA_ANY(a);
+	const uint8 *pb = (const uint8 *) VARDATA_ANY(b);
+	Size		na = VARSIZE_ANY_EXHDR(a);
+	Size		nb = VARSIZE_ANY_EXHDR(b);
+	bool		raw_a = !a_gsst || na == 0 || pa[0] != 0;
+	bool		raw_b = !b_gsst || nb == 0 || pb[0] != 0;
+	uint32		ida;
+	uint32		idb;
+	int			ha = 0;
+	int			hb = 0;
+	int			order;
+	int			rc;
+
+	if (raw_a && raw_b)
+	{
+		int			c = memcmp(pa, pb, Min(na, nb));
+
+		if (c != 0)
+			return c;
+		return (na > nb) - (na < nb);
+	}
+	if ((raw_a || (ha = gsst_datum_header_parse_fast(pa, na, &ida)) > 0) &&
+		(raw_b || (hb = gsst_datum_header_parse_fast(pb, nb, &idb)) > 0))
+	{
+		if (raw_a)
+		{
+			rc = gsst_compare_text(gsst_dict_table(idb), pb + hb, nb - hb, pa, na, &order);
+			order = -order;
+		}
+		else if (raw_b)
+			rc = gsst_compare_text(gsst_dict_table(ida), pa + ha, na - ha, pb, nb, &order);
+		else if (ida == idb)
+		{
+			const gsst_table *table = gsst_dict_table(ida);
+
+			rc = gsst_compare_codes(table, pa + ha, na - ha, table, pb + hb, nb - hb, &order);
+		}
+		else
+			goto views;
+		if (rc < 0)
+			gsst_report_corrupt("bad codes", rc);
+		return order;
+	}
+views:
+	{
+		GsstView	va;
+		GsstView	vb;
+
+		if (a_gsst)
+			gsst_value_view(a, &va);
+		else
+		{
+			va.table = NULL;
+			va.data = pa;
+			va.len = na;
+			va.padded = false;
+		}
+		if (b_gsst)
+			gsst_value_view(b, &vb);
+		else
+		{
+			vb.table = NULL;
+			vb.data = pb;
+			vb.len = nb;
+			vb.padded = false;
+		}
+		return gsst_view_order(&va, &vb);
+	}
+}
+
 static bool
 decoded_equal(FunctionCallInfo fcinfo, CompareState *st,
 			  struct varlena *a, bool a_gsst, struct varlena *b, bool b_gsst)
@@ -494,15 +574,9 @@ decoded_equal(FunctionCallInfo fcinfo, CompareState *st,
 	GsstBuffer *buf = st ? st->buf : local;
 	bool		result;
 
+	/* equal text is equal bytes: compared as far as they agree */
 	if (st && st->deterministic)
-	{
-		Size		la;
-		Size		lb;
-		const char *ba = arg_bytes(a, a_gsst, &la, &buf[0]);
-		const char *bb = arg_bytes(b, b_gsst, &lb, &buf[1]);
-
-		result = la == lb && memcmp(ba, bb, la) == 0;
-	}
+		result = order_c(a, a_gsst, b, b_gsst) == 0;
 	else
 		result = DatumGetBool(DirectFunctionCall2Coll(texteq, PG_GET_COLLATION(),
 													  PointerGetDatum(arg_text(a, a_gsst, &buf[0])),
@@ -631,22 +705,6 @@ values_equal(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
 	return values_equal_full(fcinfo, left_gsst, right_gsst);
 }
 
-/* An argument as a view: text's bytes, or a gsst value's. */
-static void
-arg_view(struct varlena *v, bool is_gsst, GsstView *view)
-{
-	if (is_gsst)
-		gsst_value_view(v, view);
-	else
-	{
-		view->table = NULL;
-		view->table_id = 0;
-		view->data = (const uint8 *) VARDATA_ANY(v);
-		view->len = VARSIZE_ANY_EXHDR(v);
-		view->padded = false;
-	}
-}
-
 /*
  * Ordering: under the C collation by bytes, decoded as far as the first
  * difference; else text's function on the values decoded into buffers.
@@ -665,14 +723,7 @@ values_order(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
 	int			result;
 
 	if (st && st->collate_c)
-	{
-		GsstView	va;
-		GsstView	vb;
-
-		arg_view(a, left_gsst, &va);
-		arg_view(b, right_gsst, &vb);
-		result = gsst_view_order(&va, &vb);
-	}
+		result = order_c(a, left_gsst, b, right_gsst);
 	else
 		result = DatumGetInt32(DirectFunctionCall2Coll(bttextcmp, PG_GET_COLLATION(),
 													   PointerGetDatum(arg_text(a, left_gsst, &buf[0])),
@@ -819,37 +870,8 @@ gsst_cmp_c(Datum x, Datum y, SortSupport ssup)
 {
 	struct varlena *vx = gsst_detoast_packed(x);
 	struct varlena *vy = gsst_detoast_packed(y);
-	const uint8 *px = (const uint8 *) VARDATA_ANY(vx);
-	const uint8 *py = (const uint8 *) VARDATA_ANY(vy);
-	Size		nx = VARSIZE_ANY_EXHDR(vx);
-	Size		ny = VARSIZE_ANY_EXHDR(vy);
-	uint32		idx;
-	uint32		idy;
-	int			hx;
-	int			hy;
-	int			result;
+	int			result = order_c(vx, true, vy, true);
 
-	/* the usual pair, encoded with one dictionary, without a view */
-	if (nx > 0 && ny > 0 && px[0] == 0 && py[0] == 0 &&
-		(hx = gsst_datum_header_parse_fast(px, nx, &idx)) > 0 &&
-		(hy = gsst_datum_header_parse_fast(py, ny, &idy)) > 0 && idx == idy)
-	{
-		const gsst_table *table = gsst_dict_table(idx);
-		int			rc = gsst_compare_codes(table, px + hx, nx - hx,
-											table, py + hy, ny - hy, &result);
-
-		if (rc < 0)
-			gsst_report_corrupt("bad codes", rc);
-	}
-	else
-	{
-		GsstView	a;
-		GsstView	b;
-
-		gsst_value_view(vx, &a);
-		gsst_value_view(vy, &b);
-		result = gsst_view_order(&a, &b);
-	}
 	FREE_IF_COPY_DATUM(vx, x);
 	FREE_IF_COPY_DATUM(vy, y);
 	return result;
