@@ -766,6 +766,29 @@ name(PG_FUNCTION_ARGS) \
 	PG_RETURN_INT32(order_ < 0 ? -1 : order_ > 0 ? 1 : 0); \
 }
 
+/*
+ * min and max of gsst: the smaller or larger by the comparison above, so
+ * that the aggregates compare stored values as the operators do instead of
+ * casting every value to text.
+ */
+PG_FUNCTION_INFO_V1(gsst_smaller);
+Datum
+gsst_smaller(PG_FUNCTION_ARGS)
+{
+	int			order = values_order(fcinfo, true, true);
+
+	PG_RETURN_DATUM(order < 0 ? PG_GETARG_DATUM(0) : PG_GETARG_DATUM(1));
+}
+
+PG_FUNCTION_INFO_V1(gsst_larger);
+Datum
+gsst_larger(PG_FUNCTION_ARGS)
+{
+	int			order = values_order(fcinfo, true, true);
+
+	PG_RETURN_DATUM(order > 0 ? PG_GETARG_DATUM(0) : PG_GETARG_DATUM(1));
+}
+
 GSST_EQ_FN(gsst_eq, true, true, false)
 GSST_EQ_FN(gsst_ne, true, true, true)
 GSST_ORDER_FN(gsst_lt, true, true, <)

@@ -99,7 +99,9 @@ FROM unnest(ARRAY['"C"', '"default"', 'cp_icu']) coll;
 SELECT coll, cp_same(format('SELECT c FROM $tbl ORDER BY c COLLATE %s, id', coll)) AS full_sort
 FROM unnest(ARRAY['"C"', '"default"', 'cp_icu']) coll;
 
--- min and max, as aggregates and as index lookups later
+-- min and max, as aggregates and as index lookups later: gsst's own
+-- aggregates, which compare stored values
+SELECT pg_typeof(min(c)) AS min_type, pg_typeof(max(c)) AS max_type FROM cp;
 SELECT coll, cp_same(format('SELECT min(c COLLATE %1$s) FROM $tbl UNION ALL SELECT max(c COLLATE %1$s) FROM $tbl', coll)) AS min_max
 FROM unnest(ARRAY['"C"', '"default"', 'cp_icu']) coll;
 SELECT min(c) = (SELECT min(c) FROM cp_t) AS min_c, max(c) = (SELECT max(c) FROM cp_t) AS max_c,
