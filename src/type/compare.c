@@ -593,9 +593,19 @@ decoded_equal(FunctionCallInfo fcinfo, CompareState *st,
 	GsstBuffer *buf = st ? st->buf : local;
 	bool		result;
 
-	/* equal text is equal bytes: compared as far as they agree */
+	/*
+	 * Equal text is equal bytes.  Decoding whole and memcmp beats comparing
+	 * code by code here: equality walks all of equal values.
+	 */
 	if (st && st->deterministic)
-		result = order_c(a, a_gsst, b, b_gsst) == 0;
+	{
+		Size		la;
+		Size		lb;
+		const char *ba = arg_bytes(a, a_gsst, &la, &buf[0]);
+		const char *bb = arg_bytes(b, b_gsst, &lb, &buf[1]);
+
+		result = la == lb && memcmp(ba, bb, la) == 0;
+	}
 	else
 		result = DatumGetBool(DirectFunctionCall2Coll(texteq, PG_GET_COLLATION(),
 													  PointerGetDatum(arg_text(a, a_gsst, &buf[0])),
