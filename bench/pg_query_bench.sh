@@ -9,6 +9,11 @@
 # Each query runs $RUNS times on each table, text and gsst alternating,
 # timed server-side (clock_timestamp around EXECUTE in PL/pgSQL, a fresh
 # plan each time, so that constants are Consts); the median of each is kept.
+# BENCH_CLOCK=cpu times the backend's time on a CPU instead
+# (/proc/self/schedstat, Linux), which other load on the machine does not
+# lengthen: for a shared machine.  That counter moves in steps, so a query
+# then runs until 100 ms are counted (50 times at most) and a run is the
+# mean of its repetitions.
 #
 #   eq          SELECT count(*) WHERE c = '<a value>'            (seq scan)
 #   in          ... WHERE c IN (5 values)                         (seq scan)
@@ -19,10 +24,24 @@
 #   hash_join   count(*) of the table JOIN a text copy ON c = c
 #   length      sum(length(c))
 #   lookup      2000 primary-key lookups returning c as text (PL/pgSQL loop)
+#   top_n       SELECT c ... ORDER BY c LIMIT 10 (a bounded heap sort)
+#   offset_last SELECT c ... ORDER BY c OFFSET n - 1 LIMIT 1 (a bounded
+#               sort of every row: no abbreviated keys)
+#   min_max     SELECT min(c), max(c) (no index)
+#   merge_join  count(*) of the table JOIN itself ON c = c, hash and
+#               nested-loop joins off (two sorts and a merge)
+#   create_index CREATE INDEX ON the table (c), dropped after each run
+#   btree_insert INSERT of the column's values into a copy of the table
+#               (its own column, dictionaries learned) with an empty btree
+#               on c: the table inserts its rows again under negative ids,
+#               and a partial index on them takes every key; the index is
+#               dropped and the rows deleted after each run
 #
-# Prints TSV (file, query, text_ms, gsst_ms, gsst/text), then the geomean of
-# the ratio per query over the files and over everything; EXPLAIN (COSTS
-# OFF) of every query on both tables goes to $CLUSTER_DIR/explain.txt.  No
+# Prints TSV (file, query, text_ms, gsst_ms, gsst/text), then per query the
+# geomean of the ratio over the files and the worst file, and the geomean
+# over everything; EXPLAIN (COSTS OFF) of every query on both tables goes to
+# $CLUSTER_DIR/explain.txt.  Data sets are file names in $GSST_DATA_DIR or
+# paths.  No
 # parallel workers, work_mem = 1GB, shared_buffers = 1GB, tables read once
 # before timing.  Needs the extension installed (make install); run as root
 # it runs the server as $TEST_USER.
@@ -33,6 +52,7 @@ DATA=${GSST_DATA_DIR:-$ROOT/../shared/data/dbtext}
 CLUSTER_DIR=${BENCH_DIR:-$ROOT/tmp/qbench}
 CLUSTER_PORT=${BENCH_PORT:-5490}
 RUNS=${RUNS:-7}
+CLOCK=${BENCH_CLOCK:-wall}
 CLUSTER_CONF="shared_buffers = 1GB
 work_mem = 1GB
 max_parallel_workers_per_gather = 0
@@ -53,11 +73,13 @@ cluster_start >&2
 psql_do -q -c 'CREATE EXTENSION gsst' >&2
 psql_do -q >&2 <<'SQL'
 -- the queries, for table tbl, with constants drawn from the data
-CREATE FUNCTION bench_queries(tbl text) RETURNS TABLE (name text, sql text)
+-- setup and cleanup run untimed around each run of sql
+CREATE FUNCTION bench_queries(tbl text) RETURNS TABLE (name text, sql text, setup text, cleanup text)
 LANGUAGE plpgsql AS $$
 DECLARE
-	n bigint; v text; vs text[]; pre text; sub text;
+	n bigint; v text; vs text[]; pre text; sub text; ins text := tbl || '_ins';
 BEGIN
+	setup := 'SELECT'; cleanup := 'SELECT';
 	SELECT count(*) INTO n FROM q_text;
 	SELECT c INTO v FROM q_text WHERE id = n / 2;
 	SELECT array_agg(c ORDER BY id) INTO vs FROM q_text WHERE id IN (n / 7, n / 5, n / 3, n / 2 + 1, n - 1);
@@ -73,6 +95,18 @@ BEGIN
 	name := 'hash_join'; sql := format('SELECT count(*) FROM %I a JOIN q_text_copy b ON a.c = b.c', tbl); RETURN NEXT;
 	name := 'length'; sql := format('SELECT sum(length(c)) FROM %I', tbl); RETURN NEXT;
 	name := 'lookup'; sql := format('SELECT bench_lookups(%L, %s, 2000)', tbl, n); RETURN NEXT;
+	name := 'top_n'; sql := format('SELECT c FROM %I ORDER BY c LIMIT 10', tbl); RETURN NEXT;
+	name := 'offset_last'; sql := format('SELECT c FROM %I ORDER BY c OFFSET %s LIMIT 1', tbl, n - 1); RETURN NEXT;
+	name := 'min_max'; sql := format('SELECT min(c), max(c) FROM %I', tbl); RETURN NEXT;
+	name := 'merge_join'; sql := format('SELECT count(*) FROM %I a JOIN %I b ON a.c = b.c', tbl, tbl);
+	setup := 'SELECT set_config(''enable_hashjoin'', ''off'', false), set_config(''enable_nestloop'', ''off'', false)';
+	cleanup := 'SELECT set_config(''enable_hashjoin'', ''on'', false), set_config(''enable_nestloop'', ''on'', false)';
+	RETURN NEXT;
+	name := 'create_index'; sql := format('CREATE INDEX bench_c ON %I (c)', tbl);
+	setup := 'SELECT'; cleanup := 'DROP INDEX bench_c'; RETURN NEXT;
+	name := 'btree_insert'; sql := format('INSERT INTO %I SELECT -id, c FROM %I WHERE id > 0', ins, ins);
+	setup := format('CREATE INDEX bench_ins_c ON %I (c) WHERE id < 0', ins);
+	cleanup := format('DROP INDEX bench_ins_c; DELETE FROM %I WHERE id < 0', ins); RETURN NEXT;
 END $$;
 
 CREATE FUNCTION bench_lookups(tbl text, n bigint, iters int) RETURNS int
@@ -86,12 +120,37 @@ BEGIN
 	RETURN total;
 END $$;
 
-CREATE FUNCTION bench_time(sql text) RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE t0 timestamptz;
+-- the backend's time on a CPU (ns, from /proc/self/schedstat)
+CREATE FUNCTION bench_cpu_ns() RETURNS bigint LANGUAGE sql AS
+$$ SELECT split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::bigint $$;
+
+CREATE FUNCTION bench_time(sql text, setup text, cleanup text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE t0 timestamptz; c0 bigint; ms float8;
 BEGIN
-	t0 := clock_timestamp();
-	EXECUTE sql;
-	RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
+	EXECUTE setup;
+	IF current_setting('bench.clock') = 'cpu' THEN
+		-- the counter moves at scheduler ticks: short queries repeat until
+		-- 100 ms are counted, and the mean of the repetitions is kept
+		ms := 0;
+		FOR i IN 1..50 LOOP
+			IF i > 1 THEN
+				EXECUTE setup;
+			END IF;
+			c0 := bench_cpu_ns();
+			EXECUTE sql;
+			ms := ms + (bench_cpu_ns() - c0) / 1e6;
+			EXECUTE cleanup;
+			IF ms >= 100 OR i = 50 THEN
+				RETURN ms / i;
+			END IF;
+		END LOOP;
+	ELSE
+		t0 := clock_timestamp();
+		EXECUTE sql;
+		ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+	END IF;
+	EXECUTE cleanup;
+	RETURN ms;
 END $$;
 
 -- each query runs times on text and gsst, alternating; medians in ms
@@ -104,10 +163,10 @@ BEGIN
 		SELECT * INTO g FROM bench_queries('q_gsst') b WHERE b.name = q.name;
 		t := '{}'; s := '{}';
 		-- once each to warm the caches and the plans' dictionaries
-		PERFORM bench_time(q.sql), bench_time(g.sql);
+		PERFORM bench_time(q.sql, q.setup, q.cleanup), bench_time(g.sql, g.setup, g.cleanup);
 		FOR r IN 1..runs LOOP
-			t := t || bench_time(q.sql);
-			s := s || bench_time(g.sql);
+			t := t || bench_time(q.sql, q.setup, q.cleanup);
+			s := s || bench_time(g.sql, g.setup, g.cleanup);
 		END LOOP;
 		query := q.name;
 		SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) INTO text_ms FROM unnest(t) x;
@@ -123,40 +182,52 @@ q() { psql_do -qAt -c "$1"; }
 {
 printf 'file\tquery\ttext_ms\tgsst_ms\tgsst_vs_text\n'
 for file in $FILES; do
+	case $file in /*) path=$file; file=$(basename "$file") ;; *) path=$DATA/$file ;; esac
 	# a fresh extension per file keeps dictionary ids below 32 (2-byte headers)
 	psql_do -q -c 'SET client_min_messages = warning' \
-		-c 'DROP TABLE IF EXISTS q_text, q_text_copy, q_gsst' >&2
+		-c 'DROP TABLE IF EXISTS q_text, q_text_copy, q_gsst, q_text_ins, q_gsst_ins' >&2
 	psql_do -q >&2 <<SQL
 SET client_min_messages = warning;
 CREATE TABLE q_text (id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY, c text);
-COPY q_text (c) FROM PROGRAM 'sed -e "s/\r\$//" $DATA/$file'
+COPY q_text (c) FROM PROGRAM 'sed -e "s/\r\$//" $path'
   WITH (FORMAT csv, DELIMITER E'\x01', QUOTE E'\x02', FORCE_NOT_NULL (c));
 CREATE TABLE q_text_copy AS SELECT c FROM q_text;
 CREATE TABLE q_gsst (id bigint PRIMARY KEY, c text COMPRESSION gsst);
 INSERT INTO q_gsst SELECT id, c FROM q_text ORDER BY id;
 SELECT gsst.compress_table('q_gsst');
-VACUUM ANALYZE q_text, q_text_copy, q_gsst;
+CREATE TABLE q_text_ins AS SELECT id, c FROM q_text;
+CREATE TABLE q_gsst_ins (id bigint, c text COMPRESSION gsst);
+INSERT INTO q_gsst_ins SELECT id, c FROM q_text ORDER BY id;
+SELECT gsst.compress_table('q_gsst_ins');
+VACUUM ANALYZE q_text, q_text_copy, q_gsst, q_text_ins, q_gsst_ins;
 SELECT count(*) FROM q_text; SELECT count(*) FROM q_gsst; SELECT count(*) FROM q_text_copy;
+SELECT count(*) FROM q_text_ins; SELECT count(*) FROM q_gsst_ins;
 SQL
 	check=$(q "SELECT count(*) FROM q_text t JOIN q_gsst g USING (id) WHERE t.c IS DISTINCT FROM g.c::text")
 	[ "$check" = 0 ] || { echo "$file: $check values differ between text and gsst" >&2; exit 1; }
 	{
 		echo "== $file"
-		psql_do -qAt -c "SELECT name, sql FROM bench_queries('q_text') UNION ALL SELECT name, sql FROM bench_queries('q_gsst') ORDER BY 1, 2" |
-		while IFS='|' read -r name sql; do
+		psql_do -qAt -c "SELECT name, sql, setup FROM bench_queries('q_text') UNION ALL SELECT name, sql, setup FROM bench_queries('q_gsst') ORDER BY 1, 2" |
+		while IFS='|' read -r name sql setup; do
 			echo "-- $name: $sql"
-			psql_do -qAt -c "EXPLAIN (COSTS OFF) $sql"
+			case $setup in
+				*set_config*) psql_do -qAt -c "SET enable_hashjoin = off" -c "SET enable_nestloop = off" -c "EXPLAIN (COSTS OFF) $sql" ;;
+				*bench_ins_c*|SELECT) case $sql in CREATE*) ;; *) psql_do -qAt -c "EXPLAIN (COSTS OFF) $sql" ;; esac ;;
+			esac
 		done
 	} >> "$CLUSTER_DIR/explain.txt"
-	psql_do -qAt -F $'\t' -c "SELECT '$file', query, round(text_ms::numeric, 3), round(gsst_ms::numeric, 3),
+	psql_do -qAt -F $'\t' -c "SET bench.clock = '$CLOCK'" -c "SELECT '$file', query, round(text_ms::numeric, 3), round(gsst_ms::numeric, 3),
 	                               round((gsst_ms / text_ms)::numeric, 3) FROM bench_run($RUNS)"
 done
 } | tee "$CLUSTER_DIR/results.tsv"
 
 awk -F'\t' '
-NR > 1 { s[$2] += log($5); n[$2]++; all += log($5); m++ }
+NR > 1 && $1 !~ /^#/ {
+	s[$2] += log($5); n[$2]++; all += log($5); m++
+	if (!($2 in worst) || $5 + 0 > worst[$2]) { worst[$2] = $5 + 0; wfile[$2] = $1 }
+}
 END {
-	for (q in s) printf "# geomean %s: %.3fx over %d files\n", q, exp(s[q] / n[q]), n[q]
+	for (q in s) printf "# geomean %s: %.3fx over %d files, worst %s %.3fx\n", q, exp(s[q] / n[q]), n[q], wfile[q], worst[q]
 	printf "# geomean all: %.3fx over %d measurements\n", exp(all / m), m
 }' "$CLUSTER_DIR/results.tsv" | sort | tee -a "$CLUSTER_DIR/results.tsv"
 

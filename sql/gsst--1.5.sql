@@ -373,6 +373,23 @@ ALTER OPERATOR FAMILY @extschema@.gsst_ops USING hash ADD
     OPERATOR 1 pg_catalog.= (text, text);
 
 --------------------------------------------------------------------------
+-- min and max of gsst compare stored values as the operators do (text's
+-- would decode every value through the cast), and read an index on the
+-- column (SORTOP).
+--------------------------------------------------------------------------
+
+CREATE FUNCTION gsst.gsst_smaller(@extschema@.gsst, @extschema@.gsst) RETURNS @extschema@.gsst
+    AS 'MODULE_PATHNAME', 'gsst_smaller' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION gsst.gsst_larger(@extschema@.gsst, @extschema@.gsst) RETURNS @extschema@.gsst
+    AS 'MODULE_PATHNAME', 'gsst_larger' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE AGGREGATE @extschema@.min(@extschema@.gsst) (
+    SFUNC = gsst.gsst_smaller, STYPE = @extschema@.gsst, COMBINEFUNC = gsst.gsst_smaller,
+    SORTOP = OPERATOR(@extschema@.<), PARALLEL = SAFE);
+CREATE AGGREGATE @extschema@.max(@extschema@.gsst) (
+    SFUNC = gsst.gsst_larger, STYPE = @extschema@.gsst, COMBINEFUNC = gsst.gsst_larger,
+    SORTOP = OPERATOR(@extschema@.>), PARALLEL = SAFE);
+
+--------------------------------------------------------------------------
 -- Length without decoding: length(c) and octet_length(c) pick these over
 -- the text functions (an exact match of the argument type).
 --------------------------------------------------------------------------

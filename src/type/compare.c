@@ -486,6 +486,105 @@ payloads_equal(struct varlena *a, struct varlena *b)
 	return table_a == table_b ? EQ_NO : EQ_DECODE;
 }
 
+/*
+ * Byte order (text's under the C collation) of two in-line values, as the
+ * sign of the result: a text argument (is_gsst false) counts as raw.  Raw
+ * against raw is memcmp; codes of one dictionary compare on the codes; raw
+ * against codes decodes the codes only up to the first byte that differs;
+ * anything else (two dictionaries, an unusual header) goes through views.
+ * order_c takes the usual cases inline, without a stack frame of its own;
+ * order_c_rest the others.
+ */
+static pg_noinline int
+order_c_rest(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gsst)
+{
+	const uint8 *pa = (const uint8 *) VARDATA_ANY(a);
+	const uint8 *pb = (const uint8 *) VARDATA_ANY(b);
+	Size		na = VARSIZE_ANY_EXHDR(a);
+	Size		nb = VARSIZE_ANY_EXHDR(b);
+	bool		raw_a = !a_gsst || na == 0 || pa[0] != 0;
+	bool		raw_b = !b_gsst || nb == 0 || pb[0] != 0;
+	uint32		ida = 0;
+	uint32		idb = 0;
+	int			ha = 0;
+	int			hb = 0;
+	int			order;
+	int			rc;
+	GsstView	va;
+	GsstView	vb;
+
+	if ((raw_a || (ha = gsst_datum_header_parse_fast(pa, na, &ida)) > 0) &&
+		(raw_b || (hb = gsst_datum_header_parse_fast(pb, nb, &idb)) > 0))
+	{
+		if (raw_a)
+		{
+			rc = gsst_compare_text(gsst_dict_table(idb), pb + hb, nb - hb, pa, na, &order);
+			order = -order;
+		}
+		else if (raw_b)
+			rc = gsst_compare_text(gsst_dict_table(ida), pa + ha, na - ha, pb, nb, &order);
+		else if (ida == idb)
+		{
+			const gsst_table *table = gsst_dict_table(ida);
+
+			rc = gsst_compare_codes(table, pa + ha, na - ha, table, pb + hb, nb - hb, &order);
+		}
+		else
+			goto views;
+		if (rc < 0)
+			gsst_report_corrupt("bad codes", rc);
+		return order;
+	}
+views:
+	if (a_gsst)
+		gsst_value_view(a, &va);
+	else
+	{
+		va.table = NULL;
+		va.data = pa;
+		va.len = na;
+		va.padded = false;
+	}
+	if (b_gsst)
+		gsst_value_view(b, &vb);
+	else
+	{
+		vb.table = NULL;
+		vb.data = pb;
+		vb.len = nb;
+		vb.padded = false;
+	}
+	return gsst_view_order(&va, &vb);
+}
+
+static pg_attribute_always_inline int
+order_c(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gsst)
+{
+	const uint8 *pa = (const uint8 *) VARDATA_ANY(a);
+	const uint8 *pb = (const uint8 *) VARDATA_ANY(b);
+	Size		na = VARSIZE_ANY_EXHDR(a);
+	Size		nb = VARSIZE_ANY_EXHDR(b);
+	bool		raw_a = !a_gsst || na == 0 || pa[0] != 0;
+	bool		raw_b = !b_gsst || nb == 0 || pb[0] != 0;
+	int			order;
+
+	if (raw_a && raw_b)
+	{
+		int			c = memcmp(pa, pb, Min(na, nb));
+
+		if (c != 0)
+			return c;
+		return (na > nb) - (na < nb);
+	}
+	/* one dictionary, named by the same 2-byte header, when the codes decide */
+	if (!raw_a && !raw_b && na >= 2 && nb >= 2 && pa[1] == pb[1] && pa[1] < 0x80 &&
+		(pa[1] & 3) == GSST_DATUM_VERSION - 1 &&
+		gsst_compare_codes_quick(gsst_dict_table(pa[1] >> 2), pa + 2, na - 2,
+								 pb + 2, nb - 2, &order))
+		return order;
+	return order_c_rest(a, a_gsst, b, b_gsst);
+}
+
 static bool
 decoded_equal(FunctionCallInfo fcinfo, CompareState *st,
 			  struct varlena *a, bool a_gsst, struct varlena *b, bool b_gsst)
@@ -494,6 +593,10 @@ decoded_equal(FunctionCallInfo fcinfo, CompareState *st,
 	GsstBuffer *buf = st ? st->buf : local;
 	bool		result;
 
+	/*
+	 * Equal text is equal bytes.  Decoding whole and memcmp beats comparing
+	 * code by code here: equality walks all of equal values.
+	 */
 	if (st && st->deterministic)
 	{
 		Size		la;
@@ -631,22 +734,6 @@ values_equal(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
 	return values_equal_full(fcinfo, left_gsst, right_gsst);
 }
 
-/* An argument as a view: text's bytes, or a gsst value's. */
-static void
-arg_view(struct varlena *v, bool is_gsst, GsstView *view)
-{
-	if (is_gsst)
-		gsst_value_view(v, view);
-	else
-	{
-		view->table = NULL;
-		view->table_id = 0;
-		view->data = (const uint8 *) VARDATA_ANY(v);
-		view->len = VARSIZE_ANY_EXHDR(v);
-		view->padded = false;
-	}
-}
-
 /*
  * Ordering: under the C collation by bytes, decoded as far as the first
  * difference; else text's function on the values decoded into buffers.
@@ -665,14 +752,7 @@ values_order(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
 	int			result;
 
 	if (st && st->collate_c)
-	{
-		GsstView	va;
-		GsstView	vb;
-
-		arg_view(a, left_gsst, &va);
-		arg_view(b, right_gsst, &vb);
-		result = gsst_view_order(&va, &vb);
-	}
+		result = order_c(a, left_gsst, b, right_gsst);
 	else
 		result = DatumGetInt32(DirectFunctionCall2Coll(bttextcmp, PG_GET_COLLATION(),
 													   PointerGetDatum(arg_text(a, left_gsst, &buf[0])),
@@ -713,6 +793,29 @@ name(PG_FUNCTION_ARGS) \
 	int			order_ = values_order(fcinfo, left_gsst, right_gsst); \
 	\
 	PG_RETURN_INT32(order_ < 0 ? -1 : order_ > 0 ? 1 : 0); \
+}
+
+/*
+ * min and max of gsst: the smaller or larger by the comparison above, so
+ * that the aggregates compare stored values as the operators do instead of
+ * casting every value to text.
+ */
+PG_FUNCTION_INFO_V1(gsst_smaller);
+Datum
+gsst_smaller(PG_FUNCTION_ARGS)
+{
+	int			order = values_order(fcinfo, true, true);
+
+	PG_RETURN_DATUM(order < 0 ? PG_GETARG_DATUM(0) : PG_GETARG_DATUM(1));
+}
+
+PG_FUNCTION_INFO_V1(gsst_larger);
+Datum
+gsst_larger(PG_FUNCTION_ARGS)
+{
+	int			order = values_order(fcinfo, true, true);
+
+	PG_RETURN_DATUM(order > 0 ? PG_GETARG_DATUM(0) : PG_GETARG_DATUM(1));
 }
 
 GSST_EQ_FN(gsst_eq, true, true, false)
@@ -819,37 +922,8 @@ gsst_cmp_c(Datum x, Datum y, SortSupport ssup)
 {
 	struct varlena *vx = gsst_detoast_packed(x);
 	struct varlena *vy = gsst_detoast_packed(y);
-	const uint8 *px = (const uint8 *) VARDATA_ANY(vx);
-	const uint8 *py = (const uint8 *) VARDATA_ANY(vy);
-	Size		nx = VARSIZE_ANY_EXHDR(vx);
-	Size		ny = VARSIZE_ANY_EXHDR(vy);
-	uint32		idx;
-	uint32		idy;
-	int			hx;
-	int			hy;
-	int			result;
+	int			result = order_c(vx, true, vy, true);
 
-	/* the usual pair, encoded with one dictionary, without a view */
-	if (nx > 0 && ny > 0 && px[0] == 0 && py[0] == 0 &&
-		(hx = gsst_datum_header_parse_fast(px, nx, &idx)) > 0 &&
-		(hy = gsst_datum_header_parse_fast(py, ny, &idy)) > 0 && idx == idy)
-	{
-		const gsst_table *table = gsst_dict_table(idx);
-		int			rc = gsst_compare_codes(table, px + hx, nx - hx,
-											table, py + hy, ny - hy, &result);
-
-		if (rc < 0)
-			gsst_report_corrupt("bad codes", rc);
-	}
-	else
-	{
-		GsstView	a;
-		GsstView	b;
-
-		gsst_value_view(vx, &a);
-		gsst_value_view(vy, &b);
-		result = gsst_view_order(&a, &b);
-	}
 	FREE_IF_COPY_DATUM(vx, x);
 	FREE_IF_COPY_DATUM(vy, y);
 	return result;

@@ -1731,6 +1731,7 @@ test_compare_shared_codes(void)
 	uint8_t		lens[255];
 	gsst_table	t;
 	size_t		n = random_valid_symbols(&rng, alphabet, 4, syms, lens, 40);
+	int			quick = 0;
 
 	REQUIRE(CHECK_EQ(gsst_table_build(&t, syms, lens, n), GSST_OK));
 	for (int round = 0; round < 50000; round++)
@@ -1779,9 +1780,21 @@ test_compare_shared_codes(void)
 		if (!CHECK_EQ(gsst_compare_codes(&t, b, nb, &t, a, na, &order), GSST_OK) ||
 			!CHECK_EQ(order, reference_order(db, (size_t) lb, da, (size_t) la)))
 			return;
+		/* the inline shortcut, where it answers, answers the same */
+		if (gsst_compare_codes_quick(&t, a, na, b, nb, &order))
+		{
+			quick++;
+			if (!CHECK_EQ(order, reference_order(da, (size_t) la, db, (size_t) lb)))
+				return;
+		}
+		if (gsst_compare_codes_quick(&t, b, nb, a, na, &order) &&
+			!CHECK_EQ(order, reference_order(db, (size_t) lb, da, (size_t) la)))
+			return;
 		free(a);
 		free(b);
 	}
+	/* and it does answer (escapes in the shared runs here leave most to the full one) */
+	CHECK(quick > 500);
 	/*
 	 * A bad code in a shared run that is all of one sequence is an error,
 	 * as decoding would find; followed by codes that differ, those decide.
