@@ -77,9 +77,43 @@ typedef struct RewriteWriter
 	TimestampTz last_notice;
 } RewriteWriter;
 
+/* Report progress; a NOTICE every GSST_PROGRESS_SECONDS. */
+static void
+report_progress(RewriteWriter *w, BlockNumber blocks_done, double tuples_written)
+{
+	const int	progress_index[] = {
+		PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
+		PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
+		PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN
+	};
+	int64		progress_values[3];
+	TimestampTz now;
+
+	progress_values[0] = blocks_done;
+	progress_values[1] = (int64) (tuples_written + w->tuples_vacuumed);
+	progress_values[2] = (int64) tuples_written;
+	pgstat_progress_update_multi_param(3, progress_index, progress_values);
+	now = GetCurrentTimestamp();
+	if (TimestampDifferenceExceeds(w->last_notice, now, GSST_PROGRESS_SECONDS * 1000))
+	{
+		w->last_notice = now;
+		ereport(NOTICE,
+				(errmsg("gsst.compress_table: \"%s\": %u of %u blocks scanned, %.0f rows written so far",
+						RelationGetRelationName(w->old_heap), blocks_done, w->nblocks,
+						tuples_written)));
+	}
+}
+
+/* Progress of a parallel rewrite, while its workers run. */
+static void
+parallel_progress(void *arg, BlockNumber blocks_scanned, double tuples_written)
+{
+	report_progress((RewriteWriter *) arg, blocks_scanned, tuples_written);
+}
+
 /*
  * Write a tuple into the new heap (new NULL: the old one is dead), and
- * report progress: tuples come in block order.
+ * report progress when tuples come in block order (a serial rewrite).
  */
 static void
 write_tuple(void *arg, HeapTuple old, HeapTuple new)
@@ -105,28 +139,8 @@ write_tuple(void *arg, HeapTuple old, HeapTuple new)
 
 	if (block >= w->blocks_done)
 	{
-		const int	progress_index[] = {
-			PROGRESS_CLUSTER_HEAP_BLKS_SCANNED,
-			PROGRESS_CLUSTER_HEAP_TUPLES_SCANNED,
-			PROGRESS_CLUSTER_HEAP_TUPLES_WRITTEN
-		};
-		int64		progress_values[3];
-		TimestampTz now;
-
 		w->blocks_done = block + 1;
-		progress_values[0] = w->blocks_done;
-		progress_values[1] = (int64) (w->tuples_written + w->tuples_vacuumed);
-		progress_values[2] = (int64) w->tuples_written;
-		pgstat_progress_update_multi_param(3, progress_index, progress_values);
-		now = GetCurrentTimestamp();
-		if (TimestampDifferenceExceeds(w->last_notice, now, GSST_PROGRESS_SECONDS * 1000))
-		{
-			w->last_notice = now;
-			ereport(NOTICE,
-					(errmsg("gsst.compress_table: \"%s\": %u of %u blocks scanned, %.0f rows written so far",
-							RelationGetRelationName(w->old_heap), w->blocks_done, w->nblocks,
-							w->tuples_written)));
-		}
+		report_progress(w, w->blocks_done, w->tuples_written);
 	}
 }
 
@@ -151,8 +165,9 @@ typedef struct RewriteReport
 	double		tuples_written;
 	double		tuples_vacuumed;
 	int			nworkers;		/* parallel workers; 0: serial */
-	double		receive_s;		/* parallel: the writer waiting for tuples */
-	double		write_s;		/* parallel: the writer writing */
+	double		receive_s;		/* parallel: this backend waiting for the workers */
+	double		write_s;		/* parallel: this backend writing their leftovers */
+	BlockNumber worker_pages;	/* parallel: the pages the workers wrote */
 	GsstRewriteCounts counts;	/* the producers' */
 } RewriteReport;
 
@@ -215,29 +230,48 @@ copy_and_encode(Oid new_heap_oid, Oid old_heap_oid, int ncolumns, GsstColumn *co
 	w.old_heap = old_heap;
 	w.nblocks = RelationGetNumberOfBlocks(old_heap);
 	w.last_notice = GetCurrentTimestamp();
-	w.rw = begin_heap_rewrite(old_heap, new_heap, oldest_xmin, freeze_xid, multi_cutoff);
 	pgstat_progress_update_param(PROGRESS_CLUSTER_PHASE,
 								 PROGRESS_CLUSTER_PHASE_SEQ_SCAN_HEAP);
 	pgstat_progress_update_param(PROGRESS_CLUSTER_TOTAL_HEAP_BLKS, w.nblocks);
 
-	/* parallel workers cannot read this backend's local buffers */
-	if (RelationUsesLocalBuffers(old_heap))
+	/*
+	 * Parallel workers cannot read this backend's local buffers, nor log the
+	 * mappings logical decoding needs of a catalog's rewrite.
+	 */
+	if (RelationUsesLocalBuffers(old_heap) || RelationIsAccessibleInLogicalDecoding(old_heap))
 		nworkers = 0;
-	gsst_rewrite_parallel(old_heap, oldest_xmin, ncolumns, columns, w.nblocks, nworkers,
-						  write_tuple, &w, &parallel);
+	gsst_rewrite_parallel(old_heap, new_heap, oldest_xmin, freeze_xid, multi_cutoff,
+						  ncolumns, columns, w.nblocks, nworkers,
+						  parallel_progress, &w, &parallel);
 	memset(report, 0, sizeof(*report));
 	if (parallel.nworkers > 0)
 	{
+		instr_time	start;
+		instr_time	end;
+
 		report->nworkers = parallel.nworkers;
 		report->receive_s = parallel.receive_s;
-		report->write_s = parallel.write_s;
 		report->counts = parallel.counts;
+		report->worker_pages = parallel.pages;
+		w.tuples_written = parallel.tuples_placed;
+		/* no more progress by block: the rest come in any order */
+		w.blocks_done = w.nblocks;
+
+		/* heapam's rewrite appends the workers' leftovers after their pages */
+		INSTR_TIME_SET_CURRENT(start);
+		w.rw = begin_heap_rewrite(old_heap, new_heap, oldest_xmin, freeze_xid, multi_cutoff);
+		gsst_rewrite_parallel_replay(&parallel, RelationGetRelid(old_heap), write_tuple, &w);
+		end_heap_rewrite(w.rw);
+		INSTR_TIME_SET_CURRENT(end);
+		INSTR_TIME_SUBTRACT(end, start);
+		report->write_s = INSTR_TIME_GET_DOUBLE(end);
 	}
 	else
 	{
 		GsstRewriteProducer p;
 		BlockNumber left = w.nblocks;
 
+		w.rw = begin_heap_rewrite(old_heap, new_heap, oldest_xmin, freeze_xid, multi_cutoff);
 		memset(&p, 0, sizeof(p));
 		p.old_heap = old_heap;
 		p.oldest_xmin = oldest_xmin;
@@ -250,9 +284,9 @@ copy_and_encode(Oid new_heap_oid, Oid old_heap_oid, int ncolumns, GsstColumn *co
 		p.arg = &w;
 		gsst_rewrite_produce(&p);
 		report->counts = p.counts;
+		end_heap_rewrite(w.rw);
 	}
-	pgstat_progress_update_param(PROGRESS_CLUSTER_HEAP_BLKS_SCANNED, w.nblocks);
-	end_heap_rewrite(w.rw);
+	report_progress(&w, w.nblocks, w.tuples_written);
 	report->tuples_written = w.tuples_written;
 	report->tuples_vacuumed = w.tuples_vacuumed;
 
@@ -355,12 +389,12 @@ rewrite_relation(Oid relid, int ncolumns, GsstColumn *columns, int nworkers)
 		detail = psprintf("%d parallel workers; %lld batches encoded by the gsst worker, %lld by the parallel workers, in %.3f s. "
 						  "This backend: wait for the parallel workers %.3f s, write %.3f s, swap and reindex %.3f s. "
 						  "Parallel workers, summed: scan %.3f s, hand-off %.3f s, wait for the gsst worker %.3f s, "
-						  "encode %.3f s, form tuples %.3f s, queue to this backend %.3f s.",
+						  "encode %.3f s, form tuples %.3f s, write %u pages and queue the rest %.3f s.",
 						  rs.nworkers, (long long) counts->batches_on_worker,
 						  (long long) counts->batches_here, total_s,
 						  rs.receive_s, rs.write_s, swap_s,
 						  counts->scan_s, counts->handoff_s, counts->wait_s,
-						  counts->encode_s, counts->form_s, counts->emit_s);
+						  counts->encode_s, counts->form_s, rs.worker_pages, counts->emit_s);
 	ereport(NOTICE,
 			(errmsg("gsst.compress_table: \"%s\": %.0f rows written, %lld values encoded (%lld MB of text), %lld already current; %.0f dead rows removed",
 					get_rel_name(relid), rs.tuples_written, (long long) counts->values_encoded,

@@ -5,9 +5,12 @@
 # tuples, update chains that an older snapshot still follows, TOASTed
 # values, an index.  One is rewritten serially, the other by parallel
 # workers, through the GPU helper (CPU build of the library) and with
-# gsst.gpu off.  Their new heaps must be the same page for page (the
-# TOAST pointers aside), the older snapshot must see the same rows in both,
-# and the stored bytes must equal per-row encoding.  Then a parallel
+# gsst.gpu off.  Their new heaps must hold the same tuples with the same
+# headers (the TOAST pointers aside), wherever the workers put them, with
+# update chains that link; the older snapshot must see the same rows in
+# both, the stored bytes must equal per-row encoding, and amcheck must find
+# nothing wrong.  The workers' pages are WAL-logged (wal_level replica) and
+# survive a crash; under wal_level minimal they are synced.  Then a parallel
 # rewrite is cancelled, and one fails in a worker (a TOAST file that lost
 # its blocks):
 # each leaves the table as it was and no DSM segment behind.
@@ -20,7 +23,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use GsstTest;
 
-my $node = gsst_node('parallel');
+my $node = gsst_node('parallel', allows_streaming => 1);
 $node->append_conf('postgresql.conf', q{
 dynamic_shared_memory_type = mmap
 gsst.gpu_library = '$libdir/gsst_gpu_cpu.so'
@@ -37,6 +40,7 @@ sub sql { return $node->safe_psql('postgres', $_[0]); }
 sql(q{
 	CREATE EXTENSION gsst;
 	CREATE EXTENSION pageinspect;
+	CREATE EXTENSION amcheck;
 	CREATE TABLE pt (part int, id int, c text) PARTITION BY LIST (part);
 	CREATE TABLE pt_a PARTITION OF pt FOR VALUES IN (1);
 	CREATE TABLE pt_b PARTITION OF pt FOR VALUES IN (2);
@@ -91,24 +95,49 @@ my ($dead_a) = $notice_serial =~ /(\d+) dead rows removed/;
 my ($dead_b) = $notice_parallel =~ /(\d+) dead rows removed/;
 is($dead_b, $dead_a, 'both removed the same dead rows');
 
-# page for page: every line pointer and tuple header, and every tuple's
-# data but the partition key (its first 4 bytes) and where it holds a TOAST
-# pointer (those name other values)
-sub page_items
+# The workers write their own pages, so tuples land elsewhere than in the
+# serial rewrite; each must still be there once, with the same header
+# (xmin, xmax, hint and frozen bits) and data, and t_ctid pointing to
+# itself or, in an update chain, to its successor.  The data is compared
+# but for the partition key (its first 4 bytes) and where it holds a TOAST
+# pointer (those name other values).
+sub tuples
 {
 	my ($rel) = @_;
 	return qq{
-		SELECT blk, lp, lp_off, lp_flags, lp_len, t_xmin, t_xmax, t_field3, t_ctid,
-		       t_infomask2, t_infomask, t_hoff, t_bits,
+		SELECT t_xmin, t_xmax, t_field3, t_infomask2, t_infomask, t_hoff, t_bits,
+		       t_ctid = format('(%s,%s)', blk, lp)::tid AS ctid_self,
 		       CASE WHEN t_infomask & 4 = 0 THEN substr(t_data, 5) END AS data
 		FROM generate_series(0, pg_relation_size('$rel') / current_setting('block_size')::int - 1) blk,
-		     LATERAL heap_page_items(get_raw_page('$rel', blk::int))};
+		     LATERAL heap_page_items(get_raw_page('$rel', blk::int))
+		WHERE lp_flags = 1};
 }
-is( sql("SELECT pg_relation_size('pt_a') = pg_relation_size('pt_b')"), 't',
-	'the new heaps have the same size');
-is( sql("SELECT count(*) FROM ((@{[page_items('pt_a')]}) EXCEPT ALL (@{[page_items('pt_b')]})) d"),
-	'0', 'and the same tuples in the same places');
-cmp_ok(sql("SELECT count(*) FROM (@{[page_items('pt_b')]}) i WHERE i.t_infomask & 4 <> 0"),
+# chains: a t_ctid pointing elsewhere points to a tuple whose xmin is its xmax
+sub broken_links
+{
+	my ($rel) = @_;
+	return qq{
+		WITH t AS (SELECT format('(%s,%s)', blk, lp)::tid AS self, t_ctid, t_xmin, t_xmax
+		           FROM generate_series(0, pg_relation_size('$rel') / current_setting('block_size')::int - 1) blk,
+		                LATERAL heap_page_items(get_raw_page('$rel', blk::int))
+		           WHERE lp_flags = 1)
+		SELECT count(*) FROM t a LEFT JOIN t b ON b.self = a.t_ctid
+		WHERE a.t_ctid <> a.self AND b.t_xmin IS DISTINCT FROM a.t_xmax};
+}
+cmp_ok(sql("SELECT count(*) FROM (@{[tuples('pt_a')]}) t WHERE NOT ctid_self"), '>', 0,
+	'the serial rewrite kept update chains');
+is( sql("SELECT count(*) FROM ((@{[tuples('pt_a')]}) EXCEPT ALL (@{[tuples('pt_b')]})) d"),
+	'0', 'the parallel rewrite wrote every tuple of the serial one, with the same header and data');
+is( sql("SELECT count(*) FROM ((@{[tuples('pt_b')]}) EXCEPT ALL (@{[tuples('pt_a')]})) d"),
+	'0', 'and nothing else');
+is(sql(broken_links('pt_a')), '0', 'the serial rewrite\'s update chains link');
+is(sql(broken_links('pt_b')), '0', 'and the parallel rewrite\'s');
+my ($pages_b) = $notice_parallel =~ /write (\d+) pages and queue the rest/;
+cmp_ok($pages_b, '>', 0, 'the workers wrote pages');
+is( sql(q{SELECT pg_relation_size('pt_b') <= pg_relation_size('pt_a') * 1.05}), 't',
+	'the parallel heap is at most 5% larger (each worker\'s last chunk is padded)');
+is(sql("SELECT count(*) FROM verify_heapam('pt_b')"), '0', 'amcheck finds nothing wrong in it');
+cmp_ok(sql("SELECT count(*) FROM (@{[tuples('pt_b')]}) i WHERE i.t_infomask & 4 <> 0"),
 	'>', 0, 'TOASTed values were rewritten too');
 
 # the same with the workers encoding on their own CPU
@@ -117,8 +146,9 @@ $node->psql('postgres',
 	stderr => \$notice_parallel);
 like($notice_parallel, qr/DETAIL:  [12] parallel workers; 0 batches encoded by the gsst worker, [1-9]\d* by the parallel workers/,
 	'with gsst.gpu off the parallel workers encode');
-is( sql("SELECT count(*) FROM ((@{[page_items('pt_a')]}) EXCEPT ALL (@{[page_items('pt_c')]})) d"),
-	'0', 'to the same heap');
+is( sql("SELECT count(*) FROM ((@{[tuples('pt_a')]}) EXCEPT ALL (@{[tuples('pt_c')]})) d"),
+	'0', 'to the same tuples');
+is(sql("SELECT count(*) FROM verify_heapam('pt_c')"), '0', 'amcheck finds nothing wrong in pt_c');
 
 is($old->query_safe("SELECT md5(string_agg(id || ':' || c, ',' ORDER BY id)) FROM pt_b"), $before{pt_b},
 	'the older snapshot sees the same rows after the parallel rewrite');
@@ -138,6 +168,33 @@ is( sql(q{SET enable_seqscan = off; SET enable_bitmapscan = off;
 	'the rebuilt index finds the rows');
 is(sql('SELECT in_flight FROM gsst.worker_status'), '0', 'no request slot in use');
 is(gsst_dsm_segments($node), $baseline_dsm, 'no DSM segment left');
+
+# a crash after the parallel rewrite: recovery replays the workers' pages
+my $md5_all = sql("SELECT md5(string_agg(part || ':' || id || ':' || c, ',' ORDER BY part, id)) FROM pt");
+is(sql('SHOW wal_level'), 'replica', 'the parallel rewrites so far were WAL-logged');
+$node->stop('immediate');
+$node->start;
+is(sql("SELECT md5(string_agg(part || ':' || id || ':' || c, ',' ORDER BY part, id)) FROM pt"), $md5_all,
+	'after a crash the rows are the same');
+is(sql("SELECT count(*) FROM verify_heapam('pt_b')"), '0', 'and amcheck finds nothing wrong');
+
+# wal_level minimal: the new heap is not WAL-logged but synced at commit
+$node->append_conf('postgresql.conf', "wal_level = minimal\nmax_wal_senders = 0");
+$node->restart;
+$node->poll_query_until('postgres', "SELECT mode = 'gpu' FROM gsst.worker_status")
+  or die 'no GPU helper after the restart';
+my $notice_minimal = '';
+$node->psql('postgres', "SET gsst.batch_bytes = '64kB'; SELECT gsst.compress_table('pt_a', workers => 3)",
+	stderr => \$notice_minimal);
+like($notice_minimal, qr/DETAIL:  [1-3] parallel workers;/, 'under wal_level minimal too');
+$node->stop('immediate');
+$node->start;
+is(sql("SELECT md5(string_agg(part || ':' || id || ':' || c, ',' ORDER BY part, id)) FROM pt"), $md5_all,
+	'whose rows survive a crash');
+is(sql("SELECT count(*) FROM verify_heapam('pt_a')"), '0', 'and amcheck finds nothing wrong');
+$node->poll_query_until('postgres', "SELECT mode = 'gpu' FROM gsst.worker_status")
+  or die 'no GPU helper after the restart';
+$baseline_dsm = gsst_dsm_segments($node);
 
 # a temporary table lives in this backend's local buffers, out of the
 # workers' sight: it is rewritten serially
