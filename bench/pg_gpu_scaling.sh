@@ -14,6 +14,13 @@
 #     DEGREES (default "0 1 2 4 8 16"), GPU then CPU, with VACUUM FULL of the
 #     compressed table before each pair.
 # Checks the last rewrite of each kind against per-row encoding (5% sample).
+#
+# LARGE=1, for tables too big to copy on the machine's disk (COPIES 8000:
+# 50 M rows, 22 GB): no copies; VACUUM FULL of the raw table, raw -> gsst of
+# it at the largest degree on the GPU, then recode on the GPU and the CPU
+# at that degree with a VACUUM FULL before each.  Both modes record the
+# peak GPU memory in use and the peak resident memory of the gsst worker
+# and of its GPU helper, sampled every half second.
 set -u -o pipefail
 TARBALL=${1:?usage: bench/pg_gpu_scaling.sh PG_TARBALL [COPIES] [DEGREES]}
 COPIES=${2:-800}
@@ -23,7 +30,42 @@ OUT=${OUT:-/tmp/pg_gpu_scaling}
 
 MAX=$(echo "$DEGREES" | tr ' ' '\n' | sort -n | tail -1)
 PSQL -At -c "SELECT gsst.train('big', 'c')" >/dev/null
-PSQL -q -c "CREATE TABLE big_text AS SELECT id, c::text AS c FROM big"
+
+# peaks: GPU memory used (MiB), gsst worker and GPU helper VmHWM (kB)
+peak_sampler() {
+	local g=0 w=0 h=0 v d kb
+	while :; do
+		v=$(nvidia-smi --query-gpu=memory.used --format=csv,noheader,nounits 2>/dev/null | head -1)
+		[ -n "$v" ] && [ "$v" -gt "$g" ] && g=$v
+		for d in /proc/[0-9]*; do
+			kb=$(awk '/^VmHWM/ { print $2 }' "$d/status" 2>/dev/null)
+			[ -n "$kb" ] || continue
+			case "$(tr '\0' ' ' < "$d/cmdline" 2>/dev/null)" in
+				*gsst_gpu_helper*) [ "$kb" -gt "$h" ] && h=$kb ;;
+				*"gsst worker"*) [ "$kb" -gt "$w" ] && w=$kb ;;
+			esac
+		done
+		echo "peak GPU memory used $g MiB; gsst worker VmHWM $((w / 1024)) MiB; GPU helper VmHWM $((h / 1024)) MiB" > "$OUT/peaks.txt"
+		sleep 0.5
+	done
+}
+peak_sampler &
+SAMPLER=$!
+
+if [ "${LARGE:-0}" = 1 ]; then
+	say "large table: raw -> gsst"
+	run vacuum_full_raw -c "VACUUM FULL big"
+	run "raw_gpu_w$MAX" -c "SET gsst.gpu = on" -c "SELECT gsst.compress_table('big', workers => $MAX)"
+	say "recode with retrain"
+	for mode in gpu cpu; do
+		run "vacuum_full_w$MAX" -c "VACUUM FULL big"
+		run "recode_${mode}_w$MAX" -c "SET gsst.gpu = $([ $mode = gpu ] && echo on || echo off)" \
+			-c "SELECT gsst.compress_table('big', retrain => true, workers => $MAX)"
+	done
+	PSQL -At -c "SELECT 'big: 1% sample against per-row encoding: ' || count(*) || ' rows, ' || count(*) FILTER (WHERE gsst.datum(c) IS DISTINCT FROM gsst.datum(gsst.compress(c::text, (SELECT atttypmod FROM pg_attribute WHERE attrelid = 'big'::regclass AND attname = 'c')))) || ' differ; heap ' || pg_size_pretty(pg_table_size('big')) FROM big TABLESAMPLE SYSTEM (1)"
+	DEGREES=
+fi
+[ "${LARGE:-0}" = 1 ] || PSQL -q -c "CREATE TABLE big_text AS SELECT id, c::text AS c FROM big"
 
 # raw_copy NAME: a raw gsst table of big's rows, trained, checkpointed
 raw_copy() {
@@ -37,6 +79,7 @@ sample_check() {
 	PSQL -At -c "SELECT '$1: 5% sample against per-row encoding: ' || count(*) || ' rows, ' || count(*) FILTER (WHERE gsst.datum(c) IS DISTINCT FROM gsst.datum(gsst.compress(c::text, (SELECT atttypmod FROM pg_attribute WHERE attrelid = '$1'::regclass AND attname = 'c')))) || ' differ' FROM $1 TABLESAMPLE SYSTEM (5)"
 }
 
+if [ "${LARGE:-0}" != 1 ]; then
 say "raw -> gsst"
 raw_copy r
 run vacuum_full_raw -c "VACUUM FULL r"
@@ -57,12 +100,15 @@ for w in $DEGREES; do
 	run "recode_cpu_w$w" -c "SET gsst.gpu = off" -c "SELECT gsst.compress_table('big', retrain => true, workers => $w)"
 done
 sample_check big
+fi
 PSQL -x -c "SELECT mode, device, gpu_batches, cpu_batches, failed_batches, backend_fallbacks, errors, helper_failures FROM gsst.worker_status"
 
 say "NOTICEs"
 for f in "$OUT"/raw_*.out "$OUT"/recode_*.out; do
 	echo "$(basename "$f" .out): $(grep -h 'DETAIL' "$f" | tail -1 | sed 's/^DETAIL:  //')"
 done
+kill "$SAMPLER" 2>/dev/null
 say "done"
+cat "$OUT/peaks.txt"
 cat "$OUT/times.txt"
 as_pg "$PGBIN/pg_ctl" -D "$ROOT/data" -m immediate stop >/dev/null

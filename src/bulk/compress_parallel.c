@@ -12,12 +12,12 @@
  * Nearly every new tuple the worker writes itself, as rewriteheap.c writes
  * one: the old version's xmin and xmax, frozen where the cutoffs allow,
  * t_ctid pointing at itself.  Its pages are blocks it claims a chunk at a
- * time from a shared counter; each is WAL-logged as a full page where the
- * new heap needs WAL, checksummed and written with smgrwrite, as a bulk
- * write does.  A chunk's blocks are added to the file when it is claimed,
- * in claim order, so that no segment is ever short under another
- * segment's pages; a worker fills the rest of its last chunk with empty
- * pages, so that the file has no holes.  PostgreSQL's own parallel index
+ * time from a shared counter, filled in its memory and written together,
+ * as a bulk write writes them: WAL-logged as full pages where the new heap
+ * needs WAL, checksummed, written past shared buffers.  A chunk's blocks
+ * are added to the file when it is claimed, in claim order, so that no
+ * segment is ever short under another segment's pages; the unused pages of
+ * a worker's last chunk are written empty, so that the file has no holes.  PostgreSQL's own parallel index
  * builds and CLUSTER leave the writing to the leader; here the writing is
  * most of the work, so it is divided.
  *
@@ -82,10 +82,10 @@
 
 #if PG_VERSION_NUM >= 160000
 #define NEW_HEAP_LOCATOR(rel)	(&(rel)->rd_locator)
-#define alloc_page()			((Page) palloc_aligned(BLCKSZ, PG_IO_ALIGN_SIZE, MCXT_ALLOC_ZERO))
+#define alloc_pages(n)			((char *) palloc_aligned((Size) (n) * BLCKSZ, PG_IO_ALIGN_SIZE, MCXT_ALLOC_ZERO))
 #else
 #define NEW_HEAP_LOCATOR(rel)	(&(rel)->rd_node)
-#define alloc_page()			((Page) palloc0(BLCKSZ))
+#define alloc_pages(n)			((char *) palloc0((Size) (n) * BLCKSZ))
 #endif
 
 typedef struct ParallelShared
@@ -148,18 +148,20 @@ StaticAssertDecl(SizeofHeapTupleHeader <= MAXIMUM_ALIGNOF * 4,
 
 #define RECORD_HEADER_BYTES		MAXALIGN(sizeof(QueuedTuple))
 
-/* A worker's pages of the new heap. */
+/*
+ * A worker's pages of the new heap: a chunk of blocks, filled in memory
+ * and written together, so that the workers take turns at the file (whose
+ * writes the kernel serializes) a chunk at a time, not a page at a time.
+ */
 typedef struct PageWriter
 {
 	ParallelShared *shared;
 	Relation	new_heap;
 	TransactionId relfrozenxid; /* of the old heap, for freezing */
 	MultiXactId relminmxid;
-	Page		page;			/* being filled, at block blockno */
-	bool		page_valid;
-	BlockNumber blockno;
-	BlockNumber chunk_next;		/* the claimed chunk's next free block */
-	BlockNumber chunk_end;
+	char	   *chunk;			/* chunk_blocks pages */
+	BlockNumber chunk_start;	/* InvalidBlockNumber: none claimed */
+	BlockNumber chunk_used;		/* pages started; the last is being filled */
 	Page		zero_page;
 } PageWriter;
 
@@ -284,16 +286,6 @@ needs_backend(HeapTuple old, HeapTuple new, TransactionId oldest_xmin)
 	return false;
 }
 
-/* WAL-log, checksum and write a page of the new heap. */
-static void
-write_page(PageWriter *pw, BlockNumber blockno, Page page)
-{
-	if (pw->shared->use_wal)
-		log_newpage(NEW_HEAP_LOCATOR(pw->new_heap), MAIN_FORKNUM, blockno, page, true);
-	PageSetChecksumInplace(page, blockno);
-	smgrwrite(RelationGetSmgr(pw->new_heap), MAIN_FORKNUM, blockno, page, true);
-}
-
 /*
  * Claim the next chunk of blocks and add them to the file, after every
  * chunk claimed before it has been added: md.c fills a short segment with
@@ -321,29 +313,61 @@ claim_chunk(PageWriter *pw)
 	pg_atomic_write_u32(&shared->extended_to, start + chunk);
 	ConditionVariableBroadcast(&shared->extended);
 
-	pw->chunk_next = start;
-	pw->chunk_end = start + chunk;
+	pw->chunk_start = start;
+	pw->chunk_used = 0;
 }
 
-/* Write the page being filled, if any. */
+/*
+ * Write the claimed chunk, its unused pages empty: WAL-logged as full pages
+ * where the heap needs WAL, checksummed, and written as a bulk write does.
+ */
 static void
-flush_page(PageWriter *pw)
+write_chunk(PageWriter *pw)
 {
-	if (!pw->page_valid)
+	BlockNumber n = pw->shared->chunk_blocks;
+	BlockNumber blknos[MAX_CHUNK_BLOCKS];
+	Page		pages[MAX_CHUNK_BLOCKS];
+
+	if (pw->chunk_start == InvalidBlockNumber)
 		return;
-	write_page(pw, pw->blockno, pw->page);
-	pw->page_valid = false;
+	for (BlockNumber i = 0; i < n; i++)
+	{
+		pages[i] = (Page) (pw->chunk + (Size) i * BLCKSZ);
+		blknos[i] = pw->chunk_start + i;
+		if (i >= pw->chunk_used)
+			PageInit(pages[i], BLCKSZ, 0);
+	}
+	if (pw->shared->use_wal)
+		log_newpages(NEW_HEAP_LOCATOR(pw->new_heap), MAIN_FORKNUM, (int) n, blknos, pages, true);
+	for (BlockNumber i = 0; i < n; i++)
+		PageSetChecksumInplace(pages[i], blknos[i]);
+#if PG_VERSION_NUM >= 170000
+	smgrwritev(RelationGetSmgr(pw->new_heap), MAIN_FORKNUM, pw->chunk_start,
+			   (const void **) pages, n, true);
+#else
+	for (BlockNumber i = 0; i < n; i++)
+		smgrwrite(RelationGetSmgr(pw->new_heap), MAIN_FORKNUM, blknos[i], (char *) pages[i], true);
+#endif
+	pw->chunk_start = InvalidBlockNumber;
 }
 
-/* Start a new page at the next block of the chunk, claiming one if none is left. */
+/* The page being filled. */
+static inline Page
+current_page(PageWriter *pw)
+{
+	return (Page) (pw->chunk + (Size) (pw->chunk_used - 1) * BLCKSZ);
+}
+
+/* Start a new page: the chunk's next, or the first of a new chunk. */
 static void
 start_page(PageWriter *pw)
 {
-	if (pw->chunk_next >= pw->chunk_end)
+	if (pw->chunk_start != InvalidBlockNumber && pw->chunk_used == pw->shared->chunk_blocks)
+		write_chunk(pw);
+	if (pw->chunk_start == InvalidBlockNumber)
 		claim_chunk(pw);
-	pw->blockno = pw->chunk_next++;
-	PageInit(pw->page, BLCKSZ, 0);
-	pw->page_valid = true;
+	pw->chunk_used++;
+	PageInit(current_page(pw), BLCKSZ, 0);
 }
 
 /*
@@ -355,6 +379,7 @@ place_tuple(PageWriter *pw, HeapTuple old, HeapTuple new)
 {
 	HeapTupleHeader h = new->t_data;
 	Size		len = MAXALIGN(new->t_len);
+	Page		page;
 	OffsetNumber off;
 	HeapTupleHeader on_page;
 
@@ -370,15 +395,15 @@ place_tuple(PageWriter *pw, HeapTuple old, HeapTuple new)
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("row is too big: size %zu, maximum size %zu",
 						len, MaxHeapTupleSize)));
-	if (pw->page_valid && len + pw->shared->save_free > PageGetHeapFreeSpace(pw->page))
-		flush_page(pw);
-	if (!pw->page_valid)
+	if (pw->chunk_start == InvalidBlockNumber ||
+		len + pw->shared->save_free > PageGetHeapFreeSpace(current_page(pw)))
 		start_page(pw);
-	off = PageAddItem(pw->page, (Item) h, new->t_len, InvalidOffsetNumber, false, true);
+	page = current_page(pw);
+	off = PageAddItem(page, (Item) h, new->t_len, InvalidOffsetNumber, false, true);
 	if (off == InvalidOffsetNumber)
 		elog(ERROR, "gsst parallel worker: failed to add a tuple to a page");
-	on_page = (HeapTupleHeader) PageGetItem(pw->page, PageGetItemId(pw->page, off));
-	ItemPointerSet(&on_page->t_ctid, pw->blockno, off);
+	on_page = (HeapTupleHeader) PageGetItem(page, PageGetItemId(page, off));
+	ItemPointerSet(&on_page->t_ctid, pw->chunk_start + pw->chunk_used - 1, off);
 }
 
 static void
@@ -410,19 +435,6 @@ range_done(void *arg, int range_no)
 	ws->ranges++;
 }
 
-/* Write the last page and fill the rest of the chunk with empty pages. */
-static void
-finish_pages(PageWriter *pw)
-{
-	flush_page(pw);
-	while (pw->chunk_next < pw->chunk_end)
-	{
-		PageInit(pw->page, BLCKSZ, 0);
-		write_page(pw, pw->chunk_next, pw->page);
-		pw->chunk_next++;
-	}
-}
-
 void
 gsst_rewrite_worker_main(dsm_segment *seg, shm_toc *toc)
 {
@@ -447,8 +459,9 @@ gsst_rewrite_worker_main(dsm_segment *seg, shm_toc *toc)
 	ws.pw.new_heap = table_open(shared->new_relid, AccessShareLock);
 	ws.pw.relfrozenxid = rel->rd_rel->relfrozenxid;
 	ws.pw.relminmxid = rel->rd_rel->relminmxid;
-	ws.pw.page = alloc_page();
-	ws.pw.zero_page = alloc_page();
+	ws.pw.chunk = alloc_pages(shared->chunk_blocks);
+	ws.pw.chunk_start = InvalidBlockNumber;
+	ws.pw.zero_page = (Page) alloc_pages(1);
 
 	for (int c = 0; c < shared->ncolumns; c++)
 	{
@@ -484,7 +497,8 @@ gsst_rewrite_worker_main(dsm_segment *seg, shm_toc *toc)
 	p.arg = &ws;
 	gsst_rewrite_produce(&p);
 
-	finish_pages(&ws.pw);
+	/* the last chunk, its unused pages empty */
+	write_chunk(&ws.pw);
 	send_message(&ws);
 	counts[ParallelWorkerNumber] = p.counts;
 	/* every range this worker took is written */
