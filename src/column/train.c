@@ -470,12 +470,10 @@ gsst_column_stats(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	const GsstCatalog *cat = gsst_catalog(false);
 	Relation	rel;
-	TupleDesc	desc;
+	Form_pg_attribute *atts;
 	ColumnStats *stats;
-	int			ncols = 0;
-	bool		table_select;
+	int			ncols;
 	ListCell   *lc;
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -487,22 +485,12 @@ gsst_column_stats(PG_FUNCTION_ARGS)
 	}
 	rel = gsst_open_checked(relid, AccessShareLock, GSST_CHECK_SELECT,
 							GSST_RELKINDS_WITH_ROWS);
-	table_select = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
-	desc = RelationGetDescr(rel);
-	stats = palloc0(sizeof(ColumnStats) * desc->natts);
-	for (int i = 0; i < desc->natts; i++)
+	atts = gsst_readable_columns(rel, &ncols);
+	stats = palloc0(sizeof(ColumnStats) * Max(ncols, 1));
+	for (int c = 0; c < ncols; c++)
 	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (att->attisdropped || att->atttypid != cat->gsst_type)
-			continue;
-		/* with column privileges, the columns the role may read */
-		if (!table_select &&
-			pg_attribute_aclcheck(relid, att->attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-			continue;
-		stats[ncols].name = pstrdup(NameStr(att->attname));
-		stats[ncols].family = att->atttypmod;
-		ncols++;
+		stats[c].name = pstrdup(NameStr(atts[c]->attname));
+		stats[c].family = atts[c]->atttypmod;
 	}
 
 	foreach(lc, relations_with_storage(relid))

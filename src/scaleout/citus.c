@@ -473,36 +473,25 @@ sum_column_stats(ArrayType *docs, TupleDesc desc, Tuplestorestate *store,
 void
 gsst_citus_column_stats(Oid relid, ReturnSetInfo *rsinfo)
 {
-	const GsstCatalog *cat = gsst_catalog(false);
 	Relation	rel;
-	TupleDesc	desc;
-	bool		table_select;
+	Form_pg_attribute *atts;
 	const char **names;
 	int32	   *families;
-	int			ncols = 0;
+	int			ncols;
 	Placement  *placements;
 	int			n;
 	Datum	   *docs;
 	int			ndocs = 0;
 
 	rel = open_distributed(relid, AccessShareLock, GSST_CHECK_SELECT, NULL);
-	table_select = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
-	desc = RelationGetDescr(rel);
-	names = palloc(sizeof(char *) * Max(desc->natts, 1));
-	families = palloc(sizeof(int32) * Max(desc->natts, 1));
-	for (int i = 0; i < desc->natts; i++)
+	/* as locally: the columns the role may read */
+	atts = gsst_readable_columns(rel, &ncols);
+	names = palloc(sizeof(char *) * Max(ncols, 1));
+	families = palloc(sizeof(int32) * Max(ncols, 1));
+	for (int c = 0; c < ncols; c++)
 	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (att->attisdropped || att->atttypid != cat->gsst_type)
-			continue;
-		/* as locally: with column privileges, the columns the role may read */
-		if (!table_select &&
-			pg_attribute_aclcheck(relid, att->attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-			continue;
-		names[ncols] = pstrdup(NameStr(att->attname));
-		families[ncols] = att->atttypmod;
-		ncols++;
+		names[c] = pstrdup(NameStr(atts[c]->attname));
+		families[c] = atts[c]->atttypmod;
 	}
 	if (ncols == 0)
 	{
