@@ -797,6 +797,7 @@ learn_before_distributed_load(Relation rel, const int *target_att, TupleDesc sou
 	Portal		portal;
 	Datum	  **values;
 	int		   *nvalues;
+	int		   *capacity;
 	Size	   *bytes;
 	uint64		rows = 0;
 	bool		full = false;
@@ -823,11 +824,10 @@ learn_before_distributed_load(Relation rel, const int *target_att, TupleDesc sou
 		elog(ERROR, "gsst.load: could not prepare its sample of the source: %s",
 			 SPI_result_code_string(SPI_result));
 	portal = SPI_cursor_open(NULL, plan, NULL, NULL, true);
-	values = palloc(sizeof(Datum *) * ncols);
+	values = palloc0(sizeof(Datum *) * ncols);
 	nvalues = palloc0(sizeof(int) * ncols);
+	capacity = palloc0(sizeof(int) * ncols);
 	bytes = palloc0(sizeof(Size) * ncols);
-	for (int k = 0; k < ncols; k++)
-		values[k] = palloc(sizeof(Datum) * LOAD_SAMPLE_MAX_ROWS);
 	while (!full && rows < LOAD_SAMPLE_MAX_ROWS)
 	{
 		SPI_cursor_fetch(portal, true, 1000);
@@ -847,6 +847,13 @@ learn_before_distributed_load(Relation rel, const int *target_att, TupleDesc sou
 				d = SPI_getbinval(SPI_tuptable->vals[r], SPI_tuptable->tupdesc, k + 1, &isnull);
 				if (isnull)
 					continue;
+				if (nvalues[k] == capacity[k])
+				{
+					/* grown as the sample is: a small load allocates little */
+					capacity[k] = capacity[k] ? Min(capacity[k] * 2, LOAD_SAMPLE_MAX_ROWS) : 256;
+					values[k] = values[k] ? repalloc(values[k], sizeof(Datum) * capacity[k])
+						: palloc(sizeof(Datum) * capacity[k]);
+				}
 				d = PointerGetDatum(PG_DETOAST_DATUM_COPY(d));
 				values[k][nvalues[k]++] = d;
 				bytes[k] += Min(VARSIZE_ANY_EXHDR(DatumGetPointer(d)), GSST_SAMPLE_VALUE_MAX);

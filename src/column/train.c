@@ -249,26 +249,24 @@ gsst_train_column(Oid relid, const char *attname, int32 family, bool quiet)
 	return id;
 }
 
-/* gsst.train(regclass, column name) -> int: a new table for the column. */
-PG_FUNCTION_INFO_V1(gsst_train_sql);
-Datum
-gsst_train_sql(PG_FUNCTION_ARGS)
+/*
+ * The family of gsst column attname of relid, after the checks gsst.train
+ * and gsst.learn share: the relation (its kind, the caller's privilege on
+ * it), the column (it exists, it is gsst with a family), then the right on
+ * the family, GSST_RIGHT_TRAIN or GSST_RIGHT_LEARN.
+ */
+static int32
+checked_column_family(Oid relid, const char *attname, int check,
+					  const char *relkinds, uint8 right)
 {
-	Oid			relid = PG_GETARG_OID(0);
-	char	   *attname = NameStr(*PG_GETARG_NAME(1));
 	const GsstCatalog *cat = gsst_catalog(false);
 	Relation	rel;
 	AttrNumber	attnum;
 	Oid			typid;
 	int32		typmod;
 	Oid			collid;
-	uint32		id;
 
-	/* a Citus distributed table: its placements, each on its node */
-	if (gsst_citus_distributed(relid))
-		PG_RETURN_INT32(gsst_citus_train(relid, attname));
-	rel = gsst_open_checked(relid, AccessShareLock, GSST_CHECK_OWNER,
-							GSST_RELKINDS_WITH_ROWS);
+	rel = gsst_open_checked(relid, AccessShareLock, check, relkinds);
 	attnum = get_attnum(relid, attname);
 	if (attnum <= 0)
 		ereport(ERROR,
@@ -282,17 +280,43 @@ gsst_train_sql(PG_FUNCTION_ARGS)
 				 errmsg("column \"%s\" of relation \"%s\" is not a gsst column with a dictionary family",
 						attname, RelationGetRelationName(rel)),
 				 errhint("Use ALTER TABLE ... ALTER COLUMN ... SET COMPRESSION gsst.")));
-	if (!gsst_family_may(typmod, GSST_RIGHT_TRAIN))
+	if (!gsst_family_may(typmod, right))
+	{
+		if (right == GSST_RIGHT_TRAIN)
+			ereport(ERROR,
+					(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
+					 errmsg("permission denied to train gsst family %d of column \"%s\" of relation \"%s\"",
+							typmod, attname, RelationGetRelationName(rel)),
+					 errdetail("The family belongs to a column of a table owned by another role."),
+					 errhint("Give the column a family of its own: ALTER TABLE %s ALTER COLUMN %s SET COMPRESSION gsst.",
+							 quote_identifier(RelationGetRelationName(rel)), quote_identifier(attname))));
 		ereport(ERROR,
 				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to train gsst family %d of column \"%s\" of relation \"%s\"",
+				 errmsg("permission denied to teach gsst family %d of column \"%s\" of relation \"%s\"",
 						typmod, attname, RelationGetRelationName(rel)),
-				 errdetail("The family belongs to a column of a table owned by another role."),
-				 errhint("Give the column a family of its own: ALTER TABLE %s ALTER COLUMN %s SET COMPRESSION gsst.",
-						 quote_identifier(RelationGetRelationName(rel)), quote_identifier(attname))));
+				 errdetail("A column learns only from roles that may write to it.")));
+	}
 	relation_close(rel, NoLock);
+	return typmod;
+}
 
-	id = gsst_train_column(relid, attname, typmod, true);
+/* gsst.train(regclass, column name) -> int: a new table for the column. */
+PG_FUNCTION_INFO_V1(gsst_train_sql);
+Datum
+gsst_train_sql(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	char	   *attname = NameStr(*PG_GETARG_NAME(1));
+	int32		family;
+	uint32		id;
+
+	/* a Citus distributed table: its placements, each on its node */
+	if (gsst_citus_distributed(relid))
+		PG_RETURN_INT32(gsst_citus_train(relid, attname));
+	family = checked_column_family(relid, attname, GSST_CHECK_OWNER,
+								   GSST_RELKINDS_WITH_ROWS, GSST_RIGHT_TRAIN);
+
+	id = gsst_train_column(relid, attname, family, true);
 	if (id == 0)
 		PG_RETURN_NULL();
 	PG_RETURN_INT32((int32) id);
@@ -318,12 +342,7 @@ gsst_learn_sql(PG_FUNCTION_ARGS)
 	Oid			relid = PG_GETARG_OID(0);
 	char	   *attname = NameStr(*PG_GETARG_NAME(1));
 	ArrayType  *sample = PG_GETARG_ARRAYTYPE_P(2);
-	const GsstCatalog *cat = gsst_catalog(false);
-	Relation	rel;
-	AttrNumber	attnum;
-	Oid			typid;
-	int32		typmod;
-	Oid			collid;
+	int32		family;
 	uint32		id = 0;
 	Datum	   *elems;
 	bool	   *nulls;
@@ -345,28 +364,9 @@ gsst_learn_sql(PG_FUNCTION_ARGS)
 			PG_RETURN_NULL();
 		PG_RETURN_INT32(learned);
 	}
-	rel = gsst_open_checked(relid, AccessShareLock, GSST_CHECK_INSERT, "rp");
-	attnum = get_attnum(relid, attname);
-	if (attnum <= 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_COLUMN),
-				 errmsg("column \"%s\" of relation \"%s\" does not exist",
-						attname, RelationGetRelationName(rel))));
-	get_atttypetypmodcoll(relid, attnum, &typid, &typmod, &collid);
-	if (typid != cat->gsst_type || typmod <= 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_DATATYPE_MISMATCH),
-				 errmsg("column \"%s\" of relation \"%s\" is not a gsst column with a dictionary family",
-						attname, RelationGetRelationName(rel)),
-				 errhint("Use ALTER TABLE ... ALTER COLUMN ... SET COMPRESSION gsst.")));
-	if (!gsst_family_may(typmod, GSST_RIGHT_LEARN))
-		ereport(ERROR,
-				(errcode(ERRCODE_INSUFFICIENT_PRIVILEGE),
-				 errmsg("permission denied to teach gsst family %d of column \"%s\" of relation \"%s\"",
-						typmod, attname, RelationGetRelationName(rel)),
-				 errdetail("A column learns only from roles that may write to it.")));
-	relation_close(rel, NoLock);
-	if (gsst_family_has_dictionaries(typmod) || !gsst_can_write_dictionaries())
+	family = checked_column_family(relid, attname, GSST_CHECK_INSERT, "rp",
+								   GSST_RIGHT_LEARN);
+	if (gsst_family_has_dictionaries(family) || !gsst_can_write_dictionaries())
 		PG_RETURN_NULL();
 
 	/* as learning from writes does: about GSST_TRAIN_SAMPLE_BYTES */
@@ -401,7 +401,7 @@ gsst_learn_sql(PG_FUNCTION_ARGS)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("could not train a gsst table: %s", gsst_strerror(rc))));
-		id = gsst_learn_store(typmod, &table, true);
+		id = gsst_learn_store(family, &table, true);
 	}
 	if (id == 0)
 		PG_RETURN_NULL();
@@ -470,12 +470,10 @@ gsst_column_stats(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	const GsstCatalog *cat = gsst_catalog(false);
 	Relation	rel;
-	TupleDesc	desc;
+	Form_pg_attribute *atts;
 	ColumnStats *stats;
-	int			ncols = 0;
-	bool		table_select;
+	int			ncols;
 	ListCell   *lc;
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -487,22 +485,12 @@ gsst_column_stats(PG_FUNCTION_ARGS)
 	}
 	rel = gsst_open_checked(relid, AccessShareLock, GSST_CHECK_SELECT,
 							GSST_RELKINDS_WITH_ROWS);
-	table_select = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
-	desc = RelationGetDescr(rel);
-	stats = palloc0(sizeof(ColumnStats) * desc->natts);
-	for (int i = 0; i < desc->natts; i++)
+	atts = gsst_readable_columns(rel, &ncols);
+	stats = palloc0(sizeof(ColumnStats) * Max(ncols, 1));
+	for (int c = 0; c < ncols; c++)
 	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (att->attisdropped || att->atttypid != cat->gsst_type)
-			continue;
-		/* with column privileges, the columns the role may read */
-		if (!table_select &&
-			pg_attribute_aclcheck(relid, att->attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-			continue;
-		stats[ncols].name = pstrdup(NameStr(att->attname));
-		stats[ncols].family = att->atttypmod;
-		ncols++;
+		stats[c].name = pstrdup(NameStr(atts[c]->attname));
+		stats[c].family = atts[c]->atttypmod;
 	}
 
 	foreach(lc, relations_with_storage(relid))

@@ -296,37 +296,58 @@ read_dictionary(const GsstCatalog *cat, uint32 id, int32 *family,
 	return found;
 }
 
+/*
+ * An ordered scan, by id, of one family's rows of gsst.dictionaries, through
+ * its (family, id) index, as the catalog snapshot sees them.
+ */
+typedef struct FamilyScan
+{
+	Relation	rel;
+	Relation	idx;
+	ScanKeyData key;
+	SysScanDesc scan;
+} FamilyScan;
+
+static void
+family_scan_begin(const GsstCatalog *cat, int32 family, FamilyScan *fs)
+{
+	fs->rel = table_open(cat->dictionaries, AccessShareLock);
+	check_descriptor(fs->rel);
+	fs->idx = index_open(cat->dictionaries_family_idx, AccessShareLock);
+	ScanKeyInit(&fs->key, Anum_dict_family, BTEqualStrategyNumber, F_INT4EQ,
+				Int32GetDatum(family));
+	fs->scan = systable_beginscan_ordered(fs->rel, fs->idx, NULL, 1, &fs->key);
+}
+
+static void
+family_scan_end(FamilyScan *fs)
+{
+	systable_endscan_ordered(fs->scan);
+	index_close(fs->idx, AccessShareLock);
+	table_close(fs->rel, AccessShareLock);
+}
+
 /* The newest table of a family visible now, 0 if none (tombstones skipped). */
 static uint32
 read_family_latest(const GsstCatalog *cat, int32 family)
 {
-	Relation	rel;
-	Relation	idx;
-	SysScanDesc scan;
-	ScanKeyData key;
+	FamilyScan	fs;
 	HeapTuple	tup;
 	uint32		id = 0;
 
-	rel = table_open(cat->dictionaries, AccessShareLock);
-	check_descriptor(rel);
-	idx = index_open(cat->dictionaries_family_idx, AccessShareLock);
-	ScanKeyInit(&key, Anum_dict_family, BTEqualStrategyNumber, F_INT4EQ,
-				Int32GetDatum(family));
-	scan = systable_beginscan_ordered(rel, idx, NULL, 1, &key);
-	while (HeapTupleIsValid(tup = systable_getnext_ordered(scan, BackwardScanDirection)))
+	family_scan_begin(cat, family, &fs);
+	while (HeapTupleIsValid(tup = systable_getnext_ordered(fs.scan, BackwardScanDirection)))
 	{
 		bool		isnull;
-		Datum		d = heap_getattr(tup, Anum_dict_id, RelationGetDescr(rel), &isnull);
+		Datum		d = heap_getattr(tup, Anum_dict_id, RelationGetDescr(fs.rel), &isnull);
 
-		if (row_is_dropped(tup, RelationGetDescr(rel)))
+		if (row_is_dropped(tup, RelationGetDescr(fs.rel)))
 			continue;
 		if (!isnull && DatumGetInt32(d) > 0)
 			id = (uint32) DatumGetInt32(d);
 		break;
 	}
-	systable_endscan_ordered(scan);
-	index_close(idx, AccessShareLock);
-	table_close(rel, AccessShareLock);
+	family_scan_end(&fs);
 	return id;
 }
 
@@ -831,32 +852,23 @@ gsst_family_has_dictionaries(int32 family)
 int
 gsst_family_dictionaries(int32 family, uint32 **ids, TimestampTz **created)
 {
-	const GsstCatalog *cat = prepare_caches();
-	Relation	rel;
-	Relation	idx;
-	SysScanDesc scan;
-	ScanKeyData key;
+	FamilyScan	fs;
 	HeapTuple	tup;
 	int			n = 0;
 	int			cap = 8;
 
 	*ids = palloc(sizeof(uint32) * cap);
 	*created = palloc(sizeof(TimestampTz) * cap);
-	rel = table_open(cat->dictionaries, AccessShareLock);
-	check_descriptor(rel);
-	idx = index_open(cat->dictionaries_family_idx, AccessShareLock);
-	ScanKeyInit(&key, Anum_dict_family, BTEqualStrategyNumber, F_INT4EQ,
-				Int32GetDatum(family));
-	scan = systable_beginscan_ordered(rel, idx, NULL, 1, &key);
-	while (HeapTupleIsValid(tup = systable_getnext_ordered(scan, ForwardScanDirection)))
+	family_scan_begin(prepare_caches(), family, &fs);
+	while (HeapTupleIsValid(tup = systable_getnext_ordered(fs.scan, ForwardScanDirection)))
 	{
+		TupleDesc	desc = RelationGetDescr(fs.rel);
 		bool		id_null;
 		bool		created_null;
-		Datum		id = heap_getattr(tup, Anum_dict_id, RelationGetDescr(rel), &id_null);
-		Datum		at = heap_getattr(tup, Anum_dict_created, RelationGetDescr(rel), &created_null);
+		Datum		id = heap_getattr(tup, Anum_dict_id, desc, &id_null);
+		Datum		at = heap_getattr(tup, Anum_dict_created, desc, &created_null);
 
-		if (id_null || created_null || DatumGetInt32(id) <= 0 ||
-			row_is_dropped(tup, RelationGetDescr(rel)))
+		if (id_null || created_null || DatumGetInt32(id) <= 0 || row_is_dropped(tup, desc))
 			continue;
 		if (n == cap)
 		{
@@ -868,9 +880,7 @@ gsst_family_dictionaries(int32 family, uint32 **ids, TimestampTz **created)
 		(*created)[n] = DatumGetTimestampTz(at);
 		n++;
 	}
-	systable_endscan_ordered(scan);
-	index_close(idx, AccessShareLock);
-	table_close(rel, AccessShareLock);
+	family_scan_end(&fs);
 	return n;
 }
 

@@ -12,6 +12,7 @@
 
 #include "base/gsst.h"
 
+#include "catalog/pg_attribute.h"
 #include "datatype/timestamp.h"
 
 /* GUC: bytes a new family buffers before it learns its first table. */
@@ -91,6 +92,7 @@ extern PGDLLEXPORT void gsst_learner_main(Datum main_arg);
 extern bool gsst_owns_relation(Oid relid, Oid role);
 extern Relation gsst_open_checked(Oid relid, LOCKMODE lockmode, int check,
 								  const char *relkinds);
+extern Form_pg_attribute *gsst_readable_columns(Relation rel, int *n);
 
 /* family.c: families, the columns that carry them, and rights on them */
 #define GSST_RIGHT_READ		0x01	/* see its symbols */

@@ -106,3 +106,33 @@ gsst_open_checked(Oid relid, LOCKMODE lockmode, int check, const char *relkinds)
 	check_relation(relid, check, relkinds);
 	return relation_open(relid, NoLock);
 }
+
+/*
+ * The gsst columns of rel (open) whose values the current role may read:
+ * all of them with SELECT on the table, else those it has SELECT on.
+ * Returns them in column order, pointing into rel's descriptor; *n, how
+ * many.
+ */
+Form_pg_attribute *
+gsst_readable_columns(Relation rel, int *n)
+{
+	const GsstCatalog *cat = gsst_catalog(false);
+	Oid			relid = RelationGetRelid(rel);
+	TupleDesc	desc = RelationGetDescr(rel);
+	bool		table_select = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
+	Form_pg_attribute *atts = palloc(sizeof(Form_pg_attribute) * Max(desc->natts, 1));
+
+	*n = 0;
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+
+		if (att->attisdropped || att->atttypid != cat->gsst_type)
+			continue;
+		if (!table_select &&
+			pg_attribute_aclcheck(relid, att->attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
+			continue;
+		atts[(*n)++] = att;
+	}
+	return atts;
+}

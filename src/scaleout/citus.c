@@ -327,27 +327,54 @@ gsst_citus_compress_table(Oid relid, const char *column_name, bool retrain, int 
 	return total;
 }
 
+/*
+ * Run function (gsst.train or gsst.learn) on every placement of rel, on
+ * its copy of column column_name, with the sample as a last argument when
+ * there is one.  Returns how many placements stored a dictionary (those
+ * whose function did not return NULL); *n, how many there were.
+ */
+static int32
+run_column_function(Relation rel, const char *function, const char *column_name,
+					ArrayType *sample, int *n)
+{
+	Oid			relid = RelationGetRelid(rel);
+	StringInfoData cmd;
+	Placement  *placements;
+	int32		stored = 0;
+
+	initStringInfo(&cmd);
+	appendStringInfo(&cmd, "SELECT %s(%%L::pg_catalog.regclass, ", function);
+	append_template_literal(&cmd, shell_gsst_column(rel, column_name));
+	if (sample != NULL)
+	{
+		Oid			typoutput;
+		bool		typisvarlena;
+
+		appendStringInfoString(&cmd, ", ");
+		getTypeOutputInfo(TEXTARRAYOID, &typoutput, &typisvarlena);
+		append_template_literal(&cmd, OidOutputFunctionCall(typoutput, PointerGetDatum(sample)));
+		appendStringInfoString(&cmd, "::pg_catalog.text[]");
+	}
+	appendStringInfoChar(&cmd, ')');
+
+	placements = run_on_placements(relid, cmd.data, n);
+	report_failures(function, relid, placements, *n);
+	for (int i = 0; i < *n; i++)
+		if (placements[i].result[0] != '\0')
+			stored++;
+	return stored;
+}
+
 int32
 gsst_citus_train(Oid relid, const char *column_name)
 {
 	Relation	rel;
-	StringInfoData cmd;
-	Placement  *placements;
 	int			n;
-	int32		trained = 0;
+	int32		trained;
 
 	rel = open_distributed(relid, AccessShareLock, GSST_CHECK_OWNER,
 						   "gsst.train of a distributed table");
-	initStringInfo(&cmd);
-	appendStringInfoString(&cmd, "SELECT gsst.train(%L::pg_catalog.regclass, ");
-	append_template_literal(&cmd, shell_gsst_column(rel, column_name));
-	appendStringInfoChar(&cmd, ')');
-
-	placements = run_on_placements(relid, cmd.data, &n);
-	report_failures("gsst.train", relid, placements, n);
-	for (int i = 0; i < n; i++)
-		if (placements[i].result[0] != '\0')
-			trained++;
+	trained = run_column_function(rel, "gsst.train", column_name, NULL, &n);
 	ereport(NOTICE,
 			(errmsg("gsst.train: \"%s\": %d of %d placements learned a dictionary of their own",
 					RelationGetRelationName(rel), trained, n)));
@@ -359,29 +386,13 @@ int32
 gsst_citus_learn(Oid relid, const char *column_name, ArrayType *sample)
 {
 	Relation	rel;
-	StringInfoData cmd;
-	Oid			typoutput;
-	bool		typisvarlena;
-	Placement  *placements;
 	int			n;
-	int32		learned = 0;
+	int32		learned;
 
 	/* as locally: a role that may write to the column may teach it */
 	rel = open_distributed(relid, AccessShareLock, GSST_CHECK_INSERT,
 						   "gsst.learn of a distributed table");
-	initStringInfo(&cmd);
-	appendStringInfoString(&cmd, "SELECT gsst.learn(%L::pg_catalog.regclass, ");
-	append_template_literal(&cmd, shell_gsst_column(rel, column_name));
-	appendStringInfoString(&cmd, ", ");
-	getTypeOutputInfo(TEXTARRAYOID, &typoutput, &typisvarlena);
-	append_template_literal(&cmd, OidOutputFunctionCall(typoutput, PointerGetDatum(sample)));
-	appendStringInfoString(&cmd, "::pg_catalog.text[])");
-
-	placements = run_on_placements(relid, cmd.data, &n);
-	report_failures("gsst.learn", relid, placements, n);
-	for (int i = 0; i < n; i++)
-		if (placements[i].result[0] != '\0')
-			learned++;
+	learned = run_column_function(rel, "gsst.learn", column_name, sample, &n);
 	ereport(DEBUG1,
 			(errmsg("gsst.learn: \"%s\": %d of %d placements learned their first dictionary from a sample of %d values",
 					RelationGetRelationName(rel), learned, n,
@@ -462,36 +473,25 @@ sum_column_stats(ArrayType *docs, TupleDesc desc, Tuplestorestate *store,
 void
 gsst_citus_column_stats(Oid relid, ReturnSetInfo *rsinfo)
 {
-	const GsstCatalog *cat = gsst_catalog(false);
 	Relation	rel;
-	TupleDesc	desc;
-	bool		table_select;
+	Form_pg_attribute *atts;
 	const char **names;
 	int32	   *families;
-	int			ncols = 0;
+	int			ncols;
 	Placement  *placements;
 	int			n;
 	Datum	   *docs;
 	int			ndocs = 0;
 
 	rel = open_distributed(relid, AccessShareLock, GSST_CHECK_SELECT, NULL);
-	table_select = pg_class_aclcheck(relid, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
-	desc = RelationGetDescr(rel);
-	names = palloc(sizeof(char *) * Max(desc->natts, 1));
-	families = palloc(sizeof(int32) * Max(desc->natts, 1));
-	for (int i = 0; i < desc->natts; i++)
+	/* as locally: the columns the role may read */
+	atts = gsst_readable_columns(rel, &ncols);
+	names = palloc(sizeof(char *) * Max(ncols, 1));
+	families = palloc(sizeof(int32) * Max(ncols, 1));
+	for (int c = 0; c < ncols; c++)
 	{
-		Form_pg_attribute att = TupleDescAttr(desc, i);
-
-		if (att->attisdropped || att->atttypid != cat->gsst_type)
-			continue;
-		/* as locally: with column privileges, the columns the role may read */
-		if (!table_select &&
-			pg_attribute_aclcheck(relid, att->attnum, GetUserId(), ACL_SELECT) != ACLCHECK_OK)
-			continue;
-		names[ncols] = pstrdup(NameStr(att->attname));
-		families[ncols] = att->atttypmod;
-		ncols++;
+		names[c] = pstrdup(NameStr(atts[c]->attname));
+		families[c] = atts[c]->atttypmod;
 	}
 	if (ncols == 0)
 	{
