@@ -54,6 +54,10 @@ SAMPLER=$!
 
 if [ "${LARGE:-0}" = 1 ]; then
 	say "large table: raw -> gsst"
+	# the load's WAL (the table was made in another transaction) would fill
+	# the disk before VACUUM FULL's copy: recycle it
+	PSQL -q -c "ALTER SYSTEM SET max_wal_size = '4GB'" -c "SELECT pg_reload_conf()" -c "CHECKPOINT" >/dev/null
+	df -h "$ROOT" | tail -1
 	run vacuum_full_raw -c "VACUUM FULL big"
 	run "raw_gpu_w$MAX" -c "SET gsst.gpu = on" -c "SELECT gsst.compress_table('big', workers => $MAX)"
 	say "recode with retrain"

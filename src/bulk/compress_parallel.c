@@ -110,6 +110,9 @@ typedef struct ParallelShared
 	pg_atomic_uint32 next_block;
 	pg_atomic_uint32 extended_to;
 	ConditionVariable extended;
+	/* held by the worker writing a chunk */
+	pg_atomic_flag writing;
+	ConditionVariable written;
 } ParallelShared;
 
 /* A column and its table, as the workers get them. */
@@ -341,6 +344,16 @@ write_chunk(PageWriter *pw)
 		log_newpages(NEW_HEAP_LOCATOR(pw->new_heap), MAIN_FORKNUM, (int) n, blknos, pages, true);
 	for (BlockNumber i = 0; i < n; i++)
 		PageSetChecksumInplace(pages[i], blknos[i]);
+
+	/*
+	 * One worker writes at a time: the kernel serializes writes to a file
+	 * anyway, and sixteen writers spinning for its lock a page at a time
+	 * cost more than they wrote.  The others sleep until it is done.
+	 */
+	ConditionVariablePrepareToSleep(&pw->shared->written);
+	while (!pg_atomic_test_set_flag(&pw->shared->writing))
+		ConditionVariableSleep(&pw->shared->written, PG_WAIT_EXTENSION);
+	ConditionVariableCancelSleep();
 #if PG_VERSION_NUM >= 170000
 	smgrwritev(RelationGetSmgr(pw->new_heap), MAIN_FORKNUM, pw->chunk_start,
 			   (const void **) pages, n, true);
@@ -348,6 +361,8 @@ write_chunk(PageWriter *pw)
 	for (BlockNumber i = 0; i < n; i++)
 		smgrwrite(RelationGetSmgr(pw->new_heap), MAIN_FORKNUM, blknos[i], (char *) pages[i], true);
 #endif
+	pg_atomic_clear_flag(&pw->shared->writing);
+	ConditionVariableSignal(&pw->shared->written);
 	pw->chunk_start = InvalidBlockNumber;
 }
 
@@ -666,6 +681,8 @@ gsst_rewrite_parallel(Relation old_heap, Relation new_heap, TransactionId oldest
 	pg_atomic_init_u32(&shared->next_block, first_block);
 	pg_atomic_init_u32(&shared->extended_to, first_block);
 	ConditionVariableInit(&shared->extended);
+	pg_atomic_init_flag(&shared->writing);
+	ConditionVariableInit(&shared->written);
 	shm_toc_insert(pcxt->toc, KEY_SHARED, shared);
 
 	pcols = shm_toc_allocate(pcxt->toc, columns_size);
