@@ -280,4 +280,18 @@ for (1 .. 50)
 }
 is($dsm_left, $baseline_dsm, 'no DSM segment left');
 
+# under wal_level logical, a user catalog table's rewrite must log the
+# mappings logical decoding needs: it is rewritten serially
+$node->append_conf('postgresql.conf', "wal_level = logical\nmax_wal_senders = 2");
+$node->restart;
+my $notice_catalog = '';
+$node->psql('postgres', q{
+	CREATE TABLE uc (id int, c text COMPRESSION gsst) WITH (user_catalog_table = true);
+	INSERT INTO uc SELECT g, 'catalog row ' || g || ' ' || md5(g::text) FROM generate_series(1, 60000) g;
+	SET gsst.batch_bytes = '64kB';
+	SELECT gsst.compress_table('uc', workers => 3)}, stderr => \$notice_catalog);
+like($notice_catalog, qr/DETAIL:  \d+ batches encoded by the gsst worker, \d+ in this backend/,
+	'a user catalog table is rewritten serially under wal_level logical');
+unlike($notice_catalog, qr/parallel workers/, 'with no parallel workers');
+
 done_testing();
