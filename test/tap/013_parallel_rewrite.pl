@@ -280,6 +280,30 @@ for (1 .. 50)
 }
 is($dsm_left, $baseline_dsm, 'no DSM segment left');
 
+# the workers keep the table's fillfactor, and write unlogged tables too
+sql(q{
+	CREATE TABLE ff_a (id int, c text COMPRESSION gsst) WITH (fillfactor = 50);
+	CREATE UNLOGGED TABLE ff_b (id int, c text COMPRESSION gsst) WITH (fillfactor = 50);
+	INSERT INTO ff_a SELECT g, 'filled row ' || g || ' ' || md5(g::text) FROM generate_series(1, 60000) g;
+	INSERT INTO ff_b SELECT * FROM ff_a;
+});
+my $notice_ff = '';
+$node->psql('postgres', "SET gsst.batch_bytes = '64kB'; SELECT gsst.compress_table('ff_a', workers => 0)");
+$node->psql('postgres', "SET gsst.batch_bytes = '64kB'; SELECT gsst.compress_table('ff_b', workers => 3)",
+	stderr => \$notice_ff);
+like($notice_ff, qr/DETAIL:  [1-3] parallel workers;/, 'an unlogged table is rewritten in parallel');
+is( sql(q{SELECT pg_relation_size('ff_b') BETWEEN pg_relation_size('ff_a') * 0.95 AND pg_relation_size('ff_a') * 1.05}),
+	't', 'to as many pages as the serial rewrite at fillfactor 50');
+is( sql(q{SELECT min(upper - lower) >= current_setting('block_size')::int / 2 - 8
+          FROM generate_series(0, pg_relation_size('ff_b') / current_setting('block_size')::int - 1) blk,
+               LATERAL page_header(get_raw_page('ff_b', blk::int))
+          WHERE lower > 24}),
+	't', 'each page with rows keeps half of its space free');
+is( sql(q{SELECT (SELECT md5(string_agg(id || ':' || c, ',' ORDER BY id)) FROM ff_a) =
+                 (SELECT md5(string_agg(id || ':' || c, ',' ORDER BY id)) FROM ff_b)}),
+	't', 'with the same rows');
+is(sql("SELECT count(*) FROM verify_heapam('ff_b')"), '0', 'amcheck finds nothing wrong in it');
+
 # under wal_level logical, a user catalog table's rewrite must log the
 # mappings logical decoding needs: it is rewritten serially
 $node->append_conf('postgresql.conf', "wal_level = logical\nmax_wal_senders = 2");
