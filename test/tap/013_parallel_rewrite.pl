@@ -9,7 +9,8 @@
 # headers (the TOAST pointers aside), wherever the workers put them, with
 # update chains that link; the older snapshot must see the same rows in
 # both, the stored bytes must equal per-row encoding, and amcheck must find
-# nothing wrong.  The workers' pages are WAL-logged (wal_level replica) and
+# nothing wrong, reading pages checksummed as the workers wrote them (the
+# cluster has data checksums).  The workers' pages are WAL-logged (wal_level replica) and
 # survive a crash; under wal_level minimal they are synced.  Then a parallel
 # rewrite is cancelled, and one fails in a worker (a TOAST file that lost
 # its blocks):
@@ -23,7 +24,8 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use GsstTest;
 
-my $node = gsst_node('parallel', allows_streaming => 1);
+my $node = gsst_node('parallel', allows_streaming => 1,
+	extra => [ '--encoding=UTF8', '--no-locale', '--data-checksums' ]);
 $node->append_conf('postgresql.conf', q{
 dynamic_shared_memory_type = mmap
 gsst.gpu_library = '$libdir/gsst_gpu_cpu.so'
@@ -35,6 +37,7 @@ autovacuum = off
 $node->start;
 
 sub sql { return $node->safe_psql('postgres', $_[0]); }
+is(sql('SHOW data_checksums'), 'on', 'the cluster checksums its pages');
 
 # the same rows into partitions 1 and 2, by the same statements
 sql(q{
