@@ -489,11 +489,11 @@ payloads_equal(struct varlena *a, struct varlena *b)
 /*
  * Byte order (text's under the C collation) of two in-line values, as the
  * sign of the result: a text argument (is_gsst false) counts as raw.  Raw
- * against raw is memcmp; codes of one dictionary compare on the codes; raw
- * against codes decodes the codes only up to the first byte that differs;
- * anything else (two dictionaries, an unusual header) goes through views.
- * order_c takes the usual cases inline, without a stack frame of its own;
- * order_c_rest the others.
+ * against raw is memcmp; codes of one dictionary compare symbol by symbol
+ * from the first code that differs; raw against codes compares symbols
+ * with the text; anything else (two dictionaries, an unusual header) goes
+ * through views.  order_c takes the usual cases (2-byte headers) inline;
+ * order_c_rest the others and bad codes, which it reports.
  */
 static pg_noinline int
 order_c_rest(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gsst)
@@ -576,12 +576,28 @@ order_c(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gs
 			return c;
 		return (na > nb) - (na < nb);
 	}
-	/* one dictionary, named by the same 2-byte header, when the codes decide */
-	if (!raw_a && !raw_b && na >= 2 && nb >= 2 && pa[1] == pb[1] && pa[1] < 0x80 &&
-		(pa[1] & 3) == GSST_DATUM_VERSION - 1 &&
-		gsst_compare_codes_quick(gsst_dict_table(pa[1] >> 2), pa + 2, na - 2,
-								 pb + 2, nb - 2, &order))
-		return order;
+	/* codes of one dictionary, named by the same 2-byte header */
+	if (!raw_a && !raw_b)
+	{
+		if (na >= 2 && nb >= 2 && pa[1] == pb[1] && pa[1] < 0x80 &&
+			(pa[1] & 3) == GSST_DATUM_VERSION - 1 &&
+			gsst_compare_codes_quick(gsst_dict_table(pa[1] >> 2), pa + 2, na - 2,
+									 pb + 2, nb - 2, &order))
+			return order;
+	}
+	/* codes behind a 2-byte header against a raw value */
+	else if (raw_b)
+	{
+		if (na >= 2 && pa[1] < 0x80 && (pa[1] & 3) == GSST_DATUM_VERSION - 1 &&
+			gsst_compare_text_quick(gsst_dict_table(pa[1] >> 2), pa + 2, na - 2,
+									pb, nb, &order))
+			return order;
+	}
+	else if (nb >= 2 && pb[1] < 0x80 && (pb[1] & 3) == GSST_DATUM_VERSION - 1 &&
+			 gsst_compare_text_quick(gsst_dict_table(pb[1] >> 2), pb + 2, nb - 2,
+									 pa, na, &order))
+		return -order;
+	/* errors, other headers, two dictionaries */
 	return order_c_rest(a, a_gsst, b, b_gsst);
 }
 
