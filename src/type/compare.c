@@ -755,8 +755,8 @@ values_equal(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
  * difference; else text's function on the values decoded into buffers.
  * The answer is bttextcmp's sign.
  */
-static int
-values_order(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
+static pg_noinline int
+values_order_full(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
 {
 	CompareState *st = compare_state(fcinfo, false);
 	GsstBuffer	local[2] = {GSST_BUFFER_INIT, GSST_BUFFER_INIT};
@@ -781,6 +781,25 @@ values_order(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
 	if ((Pointer) b != DatumGetPointer(db))
 		pfree(b);
 	return result;
+}
+
+/*
+ * The usual call of a btree, a merge join or min and max: under the C
+ * collation, both values in line, compared without a stack frame of
+ * buffers to free.
+ */
+static pg_attribute_always_inline int
+values_order(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
+{
+	CompareState *st = fcinfo->flinfo ? (CompareState *) fcinfo->flinfo->fn_extra : NULL;
+	const struct varlena *a = (const struct varlena *) DatumGetPointer(PG_GETARG_DATUM(0));
+	const struct varlena *b = (const struct varlena *) DatumGetPointer(PG_GETARG_DATUM(1));
+
+	if (st != NULL && st->collate_c && st->collid == PG_GET_COLLATION() &&
+		!VARATT_IS_COMPRESSED(a) && !VARATT_IS_EXTERNAL(a) &&
+		!VARATT_IS_COMPRESSED(b) && !VARATT_IS_EXTERNAL(b))
+		return order_c(a, left_gsst, b, right_gsst);
+	return values_order_full(fcinfo, left_gsst, right_gsst);
 }
 
 #define GSST_EQ_FN(name, left_gsst, right_gsst, negate) \
