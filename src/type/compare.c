@@ -492,8 +492,8 @@ payloads_equal(struct varlena *a, struct varlena *b)
  * against raw is memcmp; codes of one dictionary compare symbol by symbol
  * from the first code that differs; raw against codes compares symbols
  * with the text; anything else (two dictionaries, an unusual header) goes
- * through views.  order_c takes the usual cases (2-byte headers) inline;
- * order_c_rest the others and bad codes, which it reports.
+ * through views.  order_c takes the usual cases (headers of 2 and 3
+ * bytes) inline; order_c_rest the others and bad codes, which it reports.
  */
 static pg_noinline int
 order_c_rest(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gsst)
@@ -557,6 +557,27 @@ views:
 	return gsst_view_order(&va, &vb);
 }
 
+/*
+ * The length of an encoded value's header of 2 or 3 bytes (dictionary ids
+ * below 4096) and its dictionary, or 0 for any other.
+ */
+static pg_attribute_always_inline int
+header_quick(const uint8 *p, Size n, uint32 *id)
+{
+	if (n >= 2 && p[1] < 0x80 && (p[1] & 3) == GSST_DATUM_VERSION - 1)
+	{
+		*id = p[1] >> 2;
+		return 2;
+	}
+	if (n >= 3 && p[1] >= 0x80 && p[2] != 0 && p[2] < 0x80 &&
+		(p[1] & 3) == GSST_DATUM_VERSION - 1)
+	{
+		*id = ((uint32) (p[1] & 0x7F) | (uint32) p[2] << 7) >> 2;
+		return 3;
+	}
+	return 0;
+}
+
 static pg_attribute_always_inline int
 order_c(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gsst)
 {
@@ -566,6 +587,10 @@ order_c(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gs
 	Size		nb = VARSIZE_ANY_EXHDR(b);
 	bool		raw_a = !a_gsst || na == 0 || pa[0] != 0;
 	bool		raw_b = !b_gsst || nb == 0 || pb[0] != 0;
+	uint32		ida;
+	uint32		idb;
+	int			ha;
+	int			hb;
 	int			order;
 
 	if (raw_a && raw_b)
@@ -576,28 +601,28 @@ order_c(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gs
 			return c;
 		return (na > nb) - (na < nb);
 	}
-	/* codes of one dictionary, named by the same 2-byte header */
 	if (!raw_a && !raw_b)
 	{
-		if (na >= 2 && nb >= 2 && pa[1] == pb[1] && pa[1] < 0x80 &&
-			(pa[1] & 3) == GSST_DATUM_VERSION - 1 &&
-			gsst_compare_codes_quick(gsst_dict_table(pa[1] >> 2), pa + 2, na - 2,
-									 pb + 2, nb - 2, &order))
+		/* codes of one dictionary */
+		if ((ha = header_quick(pa, na, &ida)) != 0 &&
+			(hb = header_quick(pb, nb, &idb)) != 0 && ida == idb &&
+			gsst_compare_codes_quick(gsst_dict_table(ida), pa + ha, na - ha,
+									 pb + hb, nb - hb, &order))
 			return order;
 	}
-	/* codes behind a 2-byte header against a raw value */
 	else if (raw_b)
 	{
-		if (na >= 2 && pa[1] < 0x80 && (pa[1] & 3) == GSST_DATUM_VERSION - 1 &&
-			gsst_compare_text_quick(gsst_dict_table(pa[1] >> 2), pa + 2, na - 2,
+		/* codes against a raw value */
+		if ((ha = header_quick(pa, na, &ida)) != 0 &&
+			gsst_compare_text_quick(gsst_dict_table(ida), pa + ha, na - ha,
 									pb, nb, &order))
 			return order;
 	}
-	else if (nb >= 2 && pb[1] < 0x80 && (pb[1] & 3) == GSST_DATUM_VERSION - 1 &&
-			 gsst_compare_text_quick(gsst_dict_table(pb[1] >> 2), pb + 2, nb - 2,
+	else if ((hb = header_quick(pb, nb, &idb)) != 0 &&
+			 gsst_compare_text_quick(gsst_dict_table(idb), pb + hb, nb - hb,
 									 pa, na, &order))
 		return -order;
-	/* errors, other headers, two dictionaries */
+	/* errors, longer headers, two dictionaries */
 	return order_c_rest(a, a_gsst, b, b_gsst);
 }
 
