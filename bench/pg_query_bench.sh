@@ -34,8 +34,8 @@
 #   btree_insert INSERT of the column's values into a copy of the table
 #               (its own column, dictionaries learned) with an empty btree
 #               on c: the table inserts its rows again under negative ids,
-#               and a partial index on them takes every key; the index is
-#               dropped and the rows deleted after each run
+#               and a partial index on them takes every key; index and rows
+#               are rolled back after each run (a subtransaction)
 #
 # Prints TSV (file, query, text_ms, gsst_ms, gsst/text), then per query the
 # geomean of the ratio over the files and the worst file, and the geomean
@@ -106,7 +106,7 @@ BEGIN
 	setup := 'SELECT'; cleanup := 'DROP INDEX bench_c'; RETURN NEXT;
 	name := 'btree_insert'; sql := format('INSERT INTO %I SELECT -id, c FROM %I WHERE id > 0', ins, ins);
 	setup := format('CREATE INDEX bench_ins_c ON %I (c) WHERE id < 0', ins);
-	cleanup := format('DROP INDEX bench_ins_c; DELETE FROM %I WHERE id < 0', ins); RETURN NEXT;
+	cleanup := 'ROLLBACK'; RETURN NEXT;
 END $$;
 
 CREATE FUNCTION bench_lookups(tbl text, n bigint, iters int) RETURNS int
@@ -124,9 +124,37 @@ END $$;
 CREATE FUNCTION bench_cpu_ns() RETURNS bigint LANGUAGE sql AS
 $$ SELECT split_part(pg_read_file('/proc/self/schedstat'), ' ', 1)::bigint $$;
 
+-- cleanup 'ROLLBACK': setup and sql run in a subtransaction that is rolled
+-- back, so that what they wrote is gone for the next repetition (rows only
+-- deleted in the transaction that runs the benchmark would still go into
+-- the next setup's index)
 CREATE FUNCTION bench_time(sql text, setup text, cleanup text) RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE t0 timestamptz; c0 bigint; ms float8;
+DECLARE t0 timestamptz; c0 bigint; ms float8; total float8 := 0;
 BEGIN
+	IF cleanup = 'ROLLBACK' THEN
+		FOR i IN 1..50 LOOP
+			BEGIN
+				EXECUTE setup;
+				c0 := bench_cpu_ns();
+				t0 := clock_timestamp();
+				EXECUTE sql;
+				IF current_setting('bench.clock') = 'cpu' THEN
+					ms := (bench_cpu_ns() - c0) / 1e6;
+				ELSE
+					ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+				END IF;
+				RAISE EXCEPTION USING ERRCODE = 'GS001';
+			EXCEPTION WHEN SQLSTATE 'GS001' THEN
+				total := total + ms;
+			END;
+			IF current_setting('bench.clock') <> 'cpu' THEN
+				RETURN total;
+			END IF;
+			IF total >= 100 OR i = 50 THEN
+				RETURN total / i;
+			END IF;
+		END LOOP;
+	END IF;
 	EXECUTE setup;
 	IF current_setting('bench.clock') = 'cpu' THEN
 		-- the counter moves at scheduler ticks: short queries repeat until
@@ -183,7 +211,8 @@ q() { psql_do -qAt -c "$1"; }
 printf 'file\tquery\ttext_ms\tgsst_ms\tgsst_vs_text\n'
 for file in $FILES; do
 	case $file in /*) path=$file; file=$(basename "$file") ;; *) path=$DATA/$file ;; esac
-	# a fresh extension per file keeps dictionary ids below 32 (2-byte headers)
+	# one extension for all files: dictionary ids climb from file to file, and
+	# the later files' values have 3-byte headers (ids from 32 on)
 	psql_do -q -c 'SET client_min_messages = warning' \
 		-c 'DROP TABLE IF EXISTS q_text, q_text_copy, q_gsst, q_text_ins, q_gsst_ins' >&2
 	psql_do -q >&2 <<SQL

@@ -273,11 +273,14 @@ int			gsst_compare_codes(const gsst_table *ta, const uint8_t *a, size_t a_len,
 							   int *order);
 
 /*
- * gsst_compare_codes for two sequences of one table, inline, in its usual
- * case: after a run of equal codes with no escape, the first codes that
- * differ are symbols that differ within the shorter of the two.  Returns 1
- * and sets *order then, else 0 (the full comparison decides).  Sorts and
- * btrees call it once per comparison, where a call's overhead counts.
+ * gsst_compare_codes for two sequences of one table, inline: the run of
+ * equal codes is skipped a word at a time, then the symbols from there on
+ * compare in step, an escape's literal as a symbol of one byte, until a
+ * byte differs or a sequence ends.  Returns 1 and sets *order, or 0 for a
+ * bad code (the full comparison reports it).  Codes within the equal run
+ * are checked only when the run is all of the shorter sequence, as
+ * gsst_compare_codes does.  Sorts and btrees call it once per comparison,
+ * where a call's overhead counts.
  */
 #if defined(__GNUC__)
 __attribute__((always_inline))
@@ -288,13 +291,13 @@ gsst_compare_codes_quick(const gsst_table *table, const uint8_t *a, size_t a_len
 {
 	size_t		n = a_len < b_len ? a_len : b_len;
 	size_t		k = 0;
-	unsigned	la;
-	unsigned	lb;
-	unsigned	m;
-	uint64_t	sa;
-	uint64_t	sb;
-	uint64_t	d;
-	unsigned	at;
+	int			escapes = 0;
+	size_t		i;
+	size_t		j;
+	uint64_t	sa = 0;
+	uint64_t	sb = 0;
+	unsigned	la = 0;
+	unsigned	lb = 0;
 
 	while (k + 8 <= n)
 	{
@@ -310,7 +313,7 @@ gsst_compare_codes_quick(const gsst_table *table, const uint8_t *a, size_t a_len
 		inv = ~wa;
 		if ((inv - 0x0101010101010101ull) & wa & 0x8080808080808080ull &
 			(same == 8 ? ~0ull : (1ull << (8 * same)) - 1))
-			return 0;
+			escapes = 1;
 		k += same;
 		if (same < 8)
 			break;
@@ -318,25 +321,178 @@ gsst_compare_codes_quick(const gsst_table *table, const uint8_t *a, size_t a_len
 	if (k + 8 > n)
 		while (k < n && a[k] == b[k])
 		{
-			if (a[k] == GSST_ESCAPE)
-				return 0;
+			escapes |= a[k] == GSST_ESCAPE;
 			k++;
 		}
-	if (k == n)
-		return 0;
-	/* len is 0 for the escape and for unused codes */
-	la = table->len[a[k]];
-	lb = table->len[b[k]];
-	if (la == 0 || lb == 0)
-		return 0;
-	m = la < lb ? la : lb;
-	sa = table->symbol[a[k]];
-	sb = table->symbol[b[k]];
-	d = (sa ^ sb) & (m == 8 ? ~0ull : (1ull << (8 * m)) - 1);
-	if (d == 0)
-		return 0;
-	at = (unsigned) __builtin_ctzll(d) & ~7u;
-	*order = ((sa >> at) & 0xFF) < ((sb >> at) & 0xFF) ? GSST_ORDER_LESS : GSST_ORDER_GREATER;
+	if (escapes || k == n)
+	{
+		/* the run ends at the last whole code; all checked when it is all */
+		unsigned	unused = 0;
+
+		for (j = 0; j < k;)
+		{
+			if (a[j] == GSST_ESCAPE)
+			{
+				if (j + 2 > k)
+					break;
+				j += 2;
+			}
+			else
+				unused |= table->len[a[j++]] == 0;
+		}
+		if (k == n && unused)
+			return 0;
+		k = j;
+	}
+	i = k;
+	j = k;
+	for (;;)
+	{
+		unsigned	m;
+		uint64_t	d;
+
+		if (la == 0)
+		{
+			if (i == a_len)
+			{
+				/* A has ended: equal to B, or a prefix of it */
+				if (lb == 0 && j < b_len &&
+					(b[j] == GSST_ESCAPE ? j + 1 == b_len : table->len[b[j]] == 0))
+					return 0;
+				*order = lb == 0 && j == b_len ? GSST_ORDER_EQUAL : GSST_ORDER_PREFIX_OF;
+				return 1;
+			}
+			if (a[i] == GSST_ESCAPE)
+			{
+				if (i + 1 == a_len)
+					return 0;
+				sa = a[i + 1];
+				la = 1;
+				i += 2;
+			}
+			else
+			{
+				la = table->len[a[i]];
+				sa = table->symbol[a[i]];
+				i++;
+				if (la == 0)
+					return 0;
+			}
+		}
+		if (lb == 0)
+		{
+			if (j == b_len)
+			{
+				*order = GSST_ORDER_HAS_PREFIX;
+				return 1;
+			}
+			if (b[j] == GSST_ESCAPE)
+			{
+				if (j + 1 == b_len)
+					return 0;
+				sb = b[j + 1];
+				lb = 1;
+				j += 2;
+			}
+			else
+			{
+				lb = table->len[b[j]];
+				sb = table->symbol[b[j]];
+				j++;
+				if (lb == 0)
+					return 0;
+			}
+		}
+		m = la < lb ? la : lb;
+		d = (sa ^ sb) & (m == 8 ? ~0ull : (1ull << (8 * m)) - 1);
+		if (d != 0)
+		{
+			unsigned	at = (unsigned) __builtin_ctzll(d) & ~7u;
+
+			*order = ((sa >> at) & 0xFF) < ((sb >> at) & 0xFF)
+				? GSST_ORDER_LESS : GSST_ORDER_GREATER;
+			return 1;
+		}
+		/* m == 8 only when both symbols are used up */
+		if (m < 8)
+		{
+			sa >>= 8 * m;
+			sb >>= 8 * m;
+		}
+		la -= m;
+		lb -= m;
+	}
+}
+
+/*
+ * gsst_compare_text inline, for a sort's or a btree's comparison of codes
+ * against a raw value: the symbols compare with the text a word at a time
+ * until a byte differs or either ends.  Returns 1 and sets *order, or 0
+ * for a bad code (gsst_compare_text reports it).
+ */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int
+gsst_compare_text_quick(const gsst_table *table, const uint8_t *in, size_t in_len,
+						const uint8_t *text, size_t text_len, int *order)
+{
+	size_t		i = 0;
+	size_t		p = 0;
+
+	while (i < in_len)
+	{
+		uint64_t	sym;
+		uint64_t	t = 0;
+		uint64_t	d;
+		unsigned	n;
+		unsigned	m;
+		size_t		left = text_len - p;
+
+		if (in[i] == GSST_ESCAPE)
+		{
+			if (i + 1 == in_len)
+				return 0;
+			sym = in[i + 1];
+			n = 1;
+			i += 2;
+		}
+		else
+		{
+			n = table->len[in[i]];
+			sym = table->symbol[in[i]];
+			i++;
+			if (n == 0)
+				return 0;
+		}
+		if (left == 0)
+		{
+			*order = GSST_ORDER_HAS_PREFIX;
+			return 1;
+		}
+		m = n < left ? n : (unsigned) left;
+		if (left >= 8)
+			memcpy(&t, text + p, 8);
+		else
+			for (unsigned k = 0; k < m; k++)
+				t |= (uint64_t) text[p + k] << (8 * k);
+		d = (sym ^ t) & (m == 8 ? ~0ull : (1ull << (8 * m)) - 1);
+		if (d != 0)
+		{
+			unsigned	at = (unsigned) __builtin_ctzll(d) & ~7u;
+
+			*order = ((sym >> at) & 0xFF) < ((t >> at) & 0xFF)
+				? GSST_ORDER_LESS : GSST_ORDER_GREATER;
+			return 1;
+		}
+		if (n > left)
+		{
+			*order = GSST_ORDER_HAS_PREFIX;
+			return 1;
+		}
+		p += n;
+	}
+	*order = p == text_len ? GSST_ORDER_EQUAL : GSST_ORDER_PREFIX_OF;
 	return 1;
 }
 

@@ -489,11 +489,11 @@ payloads_equal(struct varlena *a, struct varlena *b)
 /*
  * Byte order (text's under the C collation) of two in-line values, as the
  * sign of the result: a text argument (is_gsst false) counts as raw.  Raw
- * against raw is memcmp; codes of one dictionary compare on the codes; raw
- * against codes decodes the codes only up to the first byte that differs;
- * anything else (two dictionaries, an unusual header) goes through views.
- * order_c takes the usual cases inline, without a stack frame of its own;
- * order_c_rest the others.
+ * against raw is memcmp; codes of one dictionary compare symbol by symbol
+ * from the first code that differs; raw against codes compares symbols
+ * with the text; anything else (two dictionaries, an unusual header) goes
+ * through views.  order_c takes the usual cases (headers of 2 and 3
+ * bytes) inline; order_c_rest the others and bad codes, which it reports.
  */
 static pg_noinline int
 order_c_rest(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gsst)
@@ -557,6 +557,27 @@ views:
 	return gsst_view_order(&va, &vb);
 }
 
+/*
+ * The length of an encoded value's header of 2 or 3 bytes (dictionary ids
+ * below 4096) and its dictionary, or 0 for any other.
+ */
+static pg_attribute_always_inline int
+header_quick(const uint8 *p, Size n, uint32 *id)
+{
+	if (n >= 2 && p[1] < 0x80 && (p[1] & 3) == GSST_DATUM_VERSION - 1)
+	{
+		*id = p[1] >> 2;
+		return 2;
+	}
+	if (n >= 3 && p[1] >= 0x80 && p[2] != 0 && p[2] < 0x80 &&
+		(p[1] & 3) == GSST_DATUM_VERSION - 1)
+	{
+		*id = ((uint32) (p[1] & 0x7F) | (uint32) p[2] << 7) >> 2;
+		return 3;
+	}
+	return 0;
+}
+
 static pg_attribute_always_inline int
 order_c(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gsst)
 {
@@ -566,6 +587,10 @@ order_c(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gs
 	Size		nb = VARSIZE_ANY_EXHDR(b);
 	bool		raw_a = !a_gsst || na == 0 || pa[0] != 0;
 	bool		raw_b = !b_gsst || nb == 0 || pb[0] != 0;
+	uint32		ida;
+	uint32		idb;
+	int			ha;
+	int			hb;
 	int			order;
 
 	if (raw_a && raw_b)
@@ -576,12 +601,28 @@ order_c(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gs
 			return c;
 		return (na > nb) - (na < nb);
 	}
-	/* one dictionary, named by the same 2-byte header, when the codes decide */
-	if (!raw_a && !raw_b && na >= 2 && nb >= 2 && pa[1] == pb[1] && pa[1] < 0x80 &&
-		(pa[1] & 3) == GSST_DATUM_VERSION - 1 &&
-		gsst_compare_codes_quick(gsst_dict_table(pa[1] >> 2), pa + 2, na - 2,
-								 pb + 2, nb - 2, &order))
-		return order;
+	if (!raw_a && !raw_b)
+	{
+		/* codes of one dictionary */
+		if ((ha = header_quick(pa, na, &ida)) != 0 &&
+			(hb = header_quick(pb, nb, &idb)) != 0 && ida == idb &&
+			gsst_compare_codes_quick(gsst_dict_table(ida), pa + ha, na - ha,
+									 pb + hb, nb - hb, &order))
+			return order;
+	}
+	else if (raw_b)
+	{
+		/* codes against a raw value */
+		if ((ha = header_quick(pa, na, &ida)) != 0 &&
+			gsst_compare_text_quick(gsst_dict_table(ida), pa + ha, na - ha,
+									pb, nb, &order))
+			return order;
+	}
+	else if ((hb = header_quick(pb, nb, &idb)) != 0 &&
+			 gsst_compare_text_quick(gsst_dict_table(idb), pb + hb, nb - hb,
+									 pa, na, &order))
+		return -order;
+	/* errors, longer headers, two dictionaries */
 	return order_c_rest(a, a_gsst, b, b_gsst);
 }
 
@@ -739,8 +780,8 @@ values_equal(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
  * difference; else text's function on the values decoded into buffers.
  * The answer is bttextcmp's sign.
  */
-static int
-values_order(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
+static pg_noinline int
+values_order_full(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
 {
 	CompareState *st = compare_state(fcinfo, false);
 	GsstBuffer	local[2] = {GSST_BUFFER_INIT, GSST_BUFFER_INIT};
@@ -765,6 +806,25 @@ values_order(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
 	if ((Pointer) b != DatumGetPointer(db))
 		pfree(b);
 	return result;
+}
+
+/*
+ * The usual call of a btree, a merge join or min and max: under the C
+ * collation, both values in line, compared without a stack frame of
+ * buffers to free.
+ */
+static pg_attribute_always_inline int
+values_order(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
+{
+	CompareState *st = fcinfo->flinfo ? (CompareState *) fcinfo->flinfo->fn_extra : NULL;
+	const struct varlena *a = (const struct varlena *) DatumGetPointer(PG_GETARG_DATUM(0));
+	const struct varlena *b = (const struct varlena *) DatumGetPointer(PG_GETARG_DATUM(1));
+
+	if (st != NULL && st->collate_c && st->collid == PG_GET_COLLATION() &&
+		!VARATT_IS_COMPRESSED(a) && !VARATT_IS_EXTERNAL(a) &&
+		!VARATT_IS_COMPRESSED(b) && !VARATT_IS_EXTERNAL(b))
+		return order_c(a, left_gsst, b, right_gsst);
+	return values_order_full(fcinfo, left_gsst, right_gsst);
 }
 
 #define GSST_EQ_FN(name, left_gsst, right_gsst, negate) \

@@ -1622,6 +1622,10 @@ test_partial_decode(void)
 		if (!CHECK_EQ(gsst_compare_text(ta, a, na, tx, tl, &order), GSST_OK) ||
 			!CHECK_EQ(order, reference_order(da, (size_t) la, text, tl)))
 			return;
+		order = 99;
+		if (!CHECK_EQ(gsst_compare_text_quick(ta, a, na, tx, tl, &order), 1) ||
+			!CHECK_EQ(order, reference_order(da, (size_t) la, text, tl)))
+			return;
 		{
 			/* padded: 8 bytes of anything after the text */
 			uint8_t    *txp = xmalloc(tl + 8);
@@ -1698,6 +1702,7 @@ test_partial_decode(void)
 
 		CHECK_EQ(gsst_compare_text(&t[0], dangling, 1, (const uint8_t *) "x", 1, &order),
 				 GSST_ERR_DANGLING_ESCAPE);
+		CHECK_EQ(gsst_compare_text_quick(&t[0], dangling, 1, (const uint8_t *) "x", 1, &order), 0);
 		CHECK_EQ(gsst_compare_codes(&t[0], dangling, 1, &t[0], unused, 0, &order),
 				 GSST_ERR_DANGLING_ESCAPE);
 		CHECK_EQ(gsst_decode_prefix(&t[0], dangling, 1, out, sizeof(out), 1),
@@ -1706,6 +1711,7 @@ test_partial_decode(void)
 		{
 			CHECK_EQ(gsst_compare_text(&t[0], unused, 1, (const uint8_t *) "x", 1, &order),
 					 GSST_ERR_BAD_CODE);
+			CHECK_EQ(gsst_compare_text_quick(&t[0], unused, 1, (const uint8_t *) "x", 1, &order), 0);
 			CHECK_EQ(gsst_compare_codes(&t[0], dangling, 0, &t[0], unused, 1, &order),
 					 GSST_ERR_BAD_CODE);
 			CHECK_EQ(gsst_decode_prefix(&t[0], unused, 1, out, sizeof(out), 1),
@@ -1780,21 +1786,19 @@ test_compare_shared_codes(void)
 		if (!CHECK_EQ(gsst_compare_codes(&t, b, nb, &t, a, na, &order), GSST_OK) ||
 			!CHECK_EQ(order, reference_order(db, (size_t) lb, da, (size_t) la)))
 			return;
-		/* the inline shortcut, where it answers, answers the same */
+		/* the inline comparison answers valid codes, the same */
 		if (gsst_compare_codes_quick(&t, a, na, b, nb, &order))
-		{
 			quick++;
-			if (!CHECK_EQ(order, reference_order(da, (size_t) la, db, (size_t) lb)))
-				return;
-		}
-		if (gsst_compare_codes_quick(&t, b, nb, a, na, &order) &&
+		if (!CHECK_EQ(order, reference_order(da, (size_t) la, db, (size_t) lb)))
+			return;
+		if (!CHECK(gsst_compare_codes_quick(&t, b, nb, a, na, &order)) ||
 			!CHECK_EQ(order, reference_order(db, (size_t) lb, da, (size_t) la)))
 			return;
 		free(a);
 		free(b);
 	}
-	/* and it does answer (escapes in the shared runs here leave most to the full one) */
-	CHECK(quick > 500);
+	/* every time, escapes in the shared runs and prefixes included */
+	CHECK_EQ(quick, 50000);
 	/*
 	 * A bad code in a shared run that is all of one sequence is an error,
 	 * as decoding would find; followed by codes that differ, those decide.
@@ -1807,6 +1811,10 @@ test_compare_shared_codes(void)
 
 		CHECK_EQ(gsst_compare_codes(&t, bad, 3, &t, bad, 3, &order), GSST_ERR_BAD_CODE);
 		CHECK_EQ(gsst_compare_codes(&t, bad, 2, &t, bad, 3, &order), GSST_ERR_BAD_CODE);
+		/* the inline one leaves them to it */
+		CHECK_EQ(gsst_compare_codes_quick(&t, bad, 3, bad, 3, &order), 0);
+		CHECK_EQ(gsst_compare_codes_quick(&t, bad, 2, bad, 3, &order), 0);
+		CHECK_EQ(gsst_compare_codes_quick(&t, bad + 1, 1, bad + 1, 2, &order), 0);
 		uint8_t		d1[8];
 		uint8_t		d2[8];
 		int64_t		l1 = gsst_decode_value(&t, bad + 2, 1, d1, sizeof(d1));

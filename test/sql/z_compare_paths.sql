@@ -9,6 +9,19 @@
 SET gsst.learn_sample_bytes = 4096;
 SELECT setseed(0.30);
 
+-- Dictionary ids past 30 first: the column's dictionaries then straddle
+-- the datum headers of 2 bytes (ids below 32) and 3 bytes (from 32 on),
+-- both of which the comparisons read inline.
+CREATE TABLE cp_ids (c text COMPRESSION gsst);
+INSERT INTO cp_ids SELECT 'dictionary id ' || i FROM generate_series(1, 50) i;
+DO $$
+BEGIN
+	WHILE coalesce((SELECT max(id) FROM gsst.dictionaries), 0) < 30 LOOP
+		PERFORM gsst.train('cp_ids', 'c');
+	END LOOP;
+END $$;
+DROP TABLE cp_ids;
+
 -- Values of two dictionaries of the column, of another column's
 -- dictionary, raw values, empty strings, non-ASCII text, and values that
 -- are prefixes of each other (encoded and raw).
@@ -43,6 +56,7 @@ SELECT substr(md5(random()::text), 1, (random() * 30)::int) FROM generate_series
 ANALYZE cp;
 CREATE TABLE cp_t AS SELECT id, c::text AS c FROM cp;
 ANALYZE cp_t;
+SELECT bool_or(gsst.value_dictionary(c) >= 32) AS three_byte_headers FROM cp;
 
 SELECT count(DISTINCT gsst.value_dictionary(c)) AS dictionaries,
        count(*) FILTER (WHERE gsst.value_dictionary(c) IS NULL AND c IS NOT NULL) > 200 AS many_raw,
