@@ -9,6 +9,7 @@
 # Each query runs $RUNS times on each table, text and gsst alternating,
 # timed server-side (clock_timestamp around EXECUTE in PL/pgSQL, a fresh
 # plan each time, so that constants are Consts); the median of each is kept.
+# QUERIES="hash_join min_max" runs only those queries.
 # BENCH_CLOCK=cpu times the backend's time on a CPU instead
 # (/proc/self/schedstat, Linux), which other load on the machine does not
 # lengthen: for a shared machine.  That counter moves in steps, so a query
@@ -52,6 +53,12 @@ DATA=${GSST_DATA_DIR:-$ROOT/../shared/data/dbtext}
 CLUSTER_DIR=${BENCH_DIR:-$ROOT/tmp/qbench}
 CLUSTER_PORT=${BENCH_PORT:-5490}
 RUNS=${RUNS:-7}
+# QUERIES="hash_join min_max": only these queries
+if [ -n "${QUERIES:-}" ]; then
+	ONLY="ARRAY['$(echo "$QUERIES" | sed "s/ \+/','/g")']"
+else
+	ONLY=NULL
+fi
 CLOCK=${BENCH_CLOCK:-wall}
 CLUSTER_CONF="shared_buffers = 1GB
 work_mem = 1GB
@@ -182,12 +189,12 @@ BEGIN
 END $$;
 
 -- each query runs times on text and gsst, alternating; medians in ms
-CREATE FUNCTION bench_run(runs int) RETURNS TABLE (query text, text_ms float8, gsst_ms float8)
+CREATE FUNCTION bench_run(runs int, wanted text[]) RETURNS TABLE (query text, text_ms float8, gsst_ms float8)
 LANGUAGE plpgsql AS $$
 DECLARE
 	q record; g record; t float8[]; s float8[];
 BEGIN
-	FOR q IN SELECT * FROM bench_queries('q_text') LOOP
+	FOR q IN SELECT * FROM bench_queries('q_text') b WHERE wanted IS NULL OR b.name = ANY (wanted) LOOP
 		SELECT * INTO g FROM bench_queries('q_gsst') b WHERE b.name = q.name;
 		t := '{}'; s := '{}';
 		-- once each to warm the caches and the plans' dictionaries
@@ -246,7 +253,7 @@ SQL
 		done
 	} >> "$CLUSTER_DIR/explain.txt"
 	psql_do -qAt -F $'\t' -c "SET bench.clock = '$CLOCK'" -c "SELECT '$file', query, round(text_ms::numeric, 3), round(gsst_ms::numeric, 3),
-	                               round((gsst_ms / text_ms)::numeric, 3) FROM bench_run($RUNS)"
+	                               round((gsst_ms / text_ms)::numeric, 3) FROM bench_run($RUNS, $ONLY)"
 done
 } | tee "$CLUSTER_DIR/results.tsv"
 
