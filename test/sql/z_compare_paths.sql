@@ -159,6 +159,19 @@ SELECT cp_same('SELECT a.id || '':'' || b.id FROM $tbl a JOIN $tbl b ON a.c = b.
 RESET enable_hashjoin;
 RESET enable_nestloop;
 
+-- Hash joins, gsst hashed and probed with text and the other way round: a
+-- match tests the codes against the text as far as they differ; values
+-- one character longer or shorter than a match differ at the end.
+SET enable_mergejoin = off;
+SET enable_nestloop = off;
+SELECT cp_plan('SELECT count(*) FROM cp_t a JOIN cp b ON a.c = b.c', 'Hash Join') AS hash_join;
+SELECT cp_same('SELECT a.id || '':'' || b.id FROM cp_t a JOIN $tbl b ON a.c = b.c ORDER BY a.id, b.id') AS hash_pairs_text_gsst,
+       cp_same('SELECT a.id || '':'' || b.id FROM $tbl a JOIN cp_t b ON a.c = b.c ORDER BY a.id, b.id') AS hash_pairs_gsst_text,
+       cp_same('SELECT a.id || '':'' || b.id FROM $tbl a JOIN cp_t b ON a.c = b.c || ''x'' ORDER BY a.id, b.id') AS hash_pairs_longer,
+       cp_same('SELECT a.id || '':'' || b.id FROM $tbl a JOIN cp_t b ON a.c = left(b.c, -1) ORDER BY a.id, b.id') AS hash_pairs_shorter;
+RESET enable_mergejoin;
+RESET enable_nestloop;
+
 -- Btree builds (sorted, with abbreviated keys), and btree inserts one at
 -- a time, under "C" and ICU; the index order is text's order.
 CREATE INDEX cp_c ON cp (c);
