@@ -419,16 +419,6 @@ gsst_batch_free(GsstBatch *batch)
 	MemoryContextDelete(batch->cxt);
 }
 
-/*
- * A bulk operation is done with its batches: let go of the shared memory
- * kept for its next request.
- */
-void
-gsst_batch_operation_done(void)
-{
-	gsst_request_release_spares();
-}
-
 void
 gsst_batch_times_add(GsstBatchTimes *sum, const GsstBatchTimes *add)
 {

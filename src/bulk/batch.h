@@ -99,7 +99,6 @@ extern void gsst_batch_finish(GsstBatch *batch);
 extern void gsst_batch_reset(GsstBatch *batch);
 extern void gsst_batch_results_init(GsstBatch *batch, int column);
 extern void gsst_batch_free(GsstBatch *batch);
-extern void gsst_batch_operation_done(void);
 extern void gsst_batch_times_add(GsstBatchTimes *sum, const GsstBatchTimes *add);
 
 #endif							/* GSST_BATCH_H */

@@ -10,6 +10,7 @@
  */
 #include "bulk/encode_pool.h"
 
+#include "access/xact.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
@@ -21,7 +22,6 @@
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 
-#include "worker/request.h"
 
 #define POOL_MAGIC			0x67737370	/* "gssp" */
 #define POOL_QUEUE_BYTES	(1024 * 1024)
@@ -71,6 +71,61 @@ struct GsstEncodePool
 /* ---- the backend ---- */
 
 /*
+ * A segment for the pool, or NULL when none can be had: out of DSM slots,
+ * or out of memory for it (a full /dev/shm raises an error, which we catch
+ * in a subtransaction: no memory for encoder workers is a reason to encode
+ * in this backend, not to fail the load).  The segment
+ * belongs to the caller's resource owner, so an error or cancel later
+ * detaches it.
+ */
+static dsm_segment *
+try_dsm_create(Size size)
+{
+	MemoryContext cxt = CurrentMemoryContext;
+	ResourceOwner owner = CurrentResourceOwner;
+	dsm_segment *seg = NULL;
+
+	/*
+	 * No subtransaction can start in parallel mode (compress_table's
+	 * parallel workers): there a full /dev/shm fails the operation.
+	 */
+	if (IsInParallelMode())
+		return dsm_create(size, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+
+	BeginInternalSubTransaction(NULL);
+	MemoryContextSwitchTo(cxt);
+	PG_TRY();
+	{
+		seg = dsm_create(size, DSM_CREATE_NULL_IF_MAXSEGMENTS);
+		/* out of the subtransaction's resource owner ... */
+		if (seg != NULL)
+			dsm_pin_mapping(seg);
+		ReleaseCurrentSubTransaction();
+	}
+	PG_CATCH();
+	{
+		ErrorData  *edata;
+
+		MemoryContextSwitchTo(cxt);
+		edata = CopyErrorData();
+		FlushErrorState();
+		RollbackAndReleaseCurrentSubTransaction();
+		ereport(LOG,
+				(errmsg("gsst: no shared memory for a batch of %zu bytes, encoding it in this backend: %s",
+						size, edata->message)));
+		FreeErrorData(edata);
+		seg = NULL;
+	}
+	PG_END_TRY();
+	MemoryContextSwitchTo(cxt);
+	CurrentResourceOwner = owner;
+	/* ... into the caller's */
+	if (seg != NULL)
+		dsm_unpin_mapping(seg);
+	return seg;
+}
+
+/*
  * Start up to nworkers workers; NULL when none could be registered (no
  * background worker slot, or max_parallel_workers reached).
  */
@@ -91,7 +146,7 @@ gsst_encode_pool_start(int nworkers)
 		shm_toc_estimate_chunk(&e, POOL_QUEUE_BYTES);
 	shm_toc_estimate_keys(&e, 2 * nworkers);
 	size = shm_toc_estimate(&e);
-	seg = gsst_try_dsm_create(size);
+	seg = try_dsm_create(size);
 	if (seg == NULL)
 		return NULL;
 	toc = shm_toc_create(POOL_MAGIC, dsm_segment_address(seg), size);

@@ -1288,7 +1288,6 @@ gsst_load(PG_FUNCTION_ARGS)
 					(unsigned long long) total, (long long) batches_on_worker,
 					(long long) batches_here, gsst_encode_pool_size(pool))));
 	gsst_encode_pool_stop(pool);
-	gsst_batch_operation_done();
 	MemoryContextDelete(cxt);
 	SPI_finish();
 	PG_RETURN_INT64((int64) total);

@@ -406,7 +406,6 @@ gsst_rewrite_produce(GsstRewriteProducer *p)
 	}
 	if (spare != NULL)
 		gsst_batch_free(spare->encode);
-	gsst_batch_operation_done();
 	ExecDropSingleTupleTableSlot(rs.slot);
 	pfree(values);
 	pfree(isnull);

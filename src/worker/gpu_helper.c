@@ -4,10 +4,12 @@
  * The worker starts the helper with posix_spawn: a new program, so nothing
  * of the worker's PostgreSQL state (shared memory, latches, locks) is in
  * it, and CUDA is initialised in a process that was never forked from the
- * postmaster.  The helper gets two pipes and a memfd region; the worker
- * copies each batch into the region, writes a request and waits for the
- * reply on its latch and the reply pipe together, so that interrupts are
- * served while the GPU works.
+ * postmaster.  The helper gets two pipes and the batch region
+ * (batch_region.h), where the backends lay their batches out: the worker
+ * writes a request naming where a batch lies in it and waits for the reply
+ * on its latch and the reply pipe together, so that interrupts are served
+ * while the GPU works.  The helper writes the tiles into the region, where
+ * the backend reads them.
  *
  * A helper that dies closes its reply pipe: the waiting worker, or the
  * worker's idle wait, sees end of file.  One that stops answering is
@@ -20,7 +22,6 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
-#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -30,21 +31,17 @@
 #include "utils/timestamp.h"
 
 #include "gsst_gpu.h"
+#include "worker/batch_region.h"
 #include "worker/helper/helper_protocol.h"
 
 extern char **environ;
 
-#define REGION_GRAIN		(1024 * 1024)
-#define REGION_ALIGN		64
 #define MAX_UNREAPED		16
 #define STOP_GRACE_MS		2000
 
 static pid_t helper_pid = 0;
 static int	request_fd = -1;	/* write end of the helper's requests */
 static int	reply_fd = -1;		/* read end of its replies, non-blocking */
-static int	region_fd = -1;
-static uint8 *region = NULL;
-static Size region_bytes = 0;
 static uint64 next_seq = 1;
 
 /* helpers that were told to go but had not gone yet */
@@ -79,16 +76,6 @@ close_fd(int *fd)
 	*fd = -1;
 }
 
-static void
-release_region(void)
-{
-	if (region != NULL)
-		munmap(region, region_bytes);
-	region = NULL;
-	region_bytes = 0;
-	close_fd(&region_fd);
-}
-
 /* Reap ended helpers; never waits. */
 void
 gpu_helper_reap(void)
@@ -106,7 +93,7 @@ gpu_helper_reap(void)
 }
 
 /*
- * Let the helper go: close its pipes and region, kill it first if asked,
+ * Let the helper go: close its pipes, kill it first if asked,
  * and reap it if it ends within grace_ms.  message (may be NULL) receives
  * how it ended.
  */
@@ -123,7 +110,6 @@ forget_helper(bool kill_it, int grace_ms, const char *what, char *message, Size 
 		(void) kill(pid, SIGKILL);
 	close_fd(&request_fd);
 	close_fd(&reply_fd);
-	release_region();
 	helper_pid = 0;
 
 	for (int waited = 0;; waited += 10)
@@ -274,11 +260,15 @@ gpu_helper_start(const char *helper_path, const char *library, int device,
 		snprintf(message, message_len, "cannot run the GPU helper \"%s\": %m", helper_path);
 		return GPU_HELPER_REFUSED;
 	}
-	region_fd = memfd_create("gsst gpu batches", MFD_CLOEXEC);
-	if (region_fd < 0 || pipe2(requests, O_CLOEXEC) != 0 || pipe2(replies, O_CLOEXEC) != 0 ||
+	if (gsst_batch_region_fd() < 0)
+	{
+		snprintf(message, message_len, "there is no batch region for the GPU helper");
+		return GPU_HELPER_REFUSED;
+	}
+	if (pipe2(requests, O_CLOEXEC) != 0 || pipe2(replies, O_CLOEXEC) != 0 ||
 		(child_fds[0] = high_copy(requests[0])) < 0 ||
 		(child_fds[1] = high_copy(replies[1])) < 0 ||
-		(child_fds[2] = high_copy(region_fd)) < 0)
+		(child_fds[2] = high_copy(gsst_batch_region_fd())) < 0)
 	{
 		snprintf(message, message_len, "could not set up the GPU helper's pipes: %m");
 		for (int i = 0; i < 2; i++)
@@ -288,7 +278,6 @@ gpu_helper_start(const char *helper_path, const char *library, int device,
 		}
 		for (int i = 0; i < 3; i++)
 			close_fd(&child_fds[i]);
-		release_region();
 		return GPU_HELPER_REFUSED;
 	}
 	close_fd(&requests[0]);
@@ -326,7 +315,6 @@ gpu_helper_start(const char *helper_path, const char *library, int device,
 				 helper_path, strerror(rc));
 		close_fd(&requests[1]);
 		close_fd(&replies[0]);
-		release_region();
 		return GPU_HELPER_REFUSED;
 	}
 	helper_pid = pid;
@@ -350,36 +338,6 @@ gpu_helper_start(const char *helper_path, const char *library, int device,
 	return reply.status == GSST_GPU_ERR_NO_DEVICE ? GPU_HELPER_NO_DEVICE : GPU_HELPER_REFUSED;
 }
 
-/* Room for need bytes in the region; false if the memory cannot be had. */
-static bool
-reserve_region(Size need, char *message, Size message_len)
-{
-	Size		size;
-	uint8	   *map;
-
-	if (need <= region_bytes)
-		return true;
-	size = Max(need, region_bytes * 2);
-	size = TYPEALIGN(REGION_GRAIN, size);
-	/* allocate now: a short machine fails here, not with SIGBUS later */
-	if (fallocate(region_fd, 0, 0, size) != 0)
-	{
-		snprintf(message, message_len, "no memory for a %zu-byte GPU batch region: %m", size);
-		return false;
-	}
-	map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, region_fd, 0);
-	if (map == MAP_FAILED)
-	{
-		snprintf(message, message_len, "could not map a %zu-byte GPU batch region: %m", size);
-		return false;
-	}
-	if (region != NULL)
-		munmap(region, region_bytes);
-	region = map;
-	region_bytes = size;
-	return true;
-}
-
 /* Write one request whole. */
 static bool
 send_request(const gsst_helper_request *req)
@@ -401,11 +359,24 @@ send_request(const gsst_helper_request *req)
 	return true;
 }
 
+/* ptr .. ptr + len inside the region: its offset there, else -1. */
+static int64
+region_offset(const void *ptr, Size len, const uint8 *region, Size region_bytes)
+{
+	const uint8 *p = (const uint8 *) ptr;
+
+	if (p < region || p > region + region_bytes || len > (Size) (region + region_bytes - p))
+		return -1;
+	return (int64) (p - region);
+}
+
 /*
- * Encode a batch in the helper.  Returns GSST_GPU_OK with the tile in
- * tile[0 .. *tile_len), a gsst_gpu status when the library refused it, or
- * GPU_HELPER_LOST when the helper died, hung or could not be reached (it is
- * gone then).  message receives what went wrong.
+ * Encode a batch in the helper.  Every pointer lies in the batch region,
+ * where the helper reads the batch and writes the tile: nothing is copied
+ * here.  Returns GSST_GPU_OK with the tile in tile[0 .. *tile_len), a
+ * gsst_gpu status when the library refused it, or GPU_HELPER_LOST when the
+ * helper died, hung or could not be reached (it is gone then).  message
+ * receives what went wrong.
  */
 int
 gpu_helper_encode(const uint8 *table, Size table_len, const uint8 *data,
@@ -413,11 +384,15 @@ gpu_helper_encode(const uint8 *table, Size table_len, const uint8 *data,
 				  Size *tile_len, int delay_ms, int timeout_ms,
 				  char *message, Size message_len)
 {
+	const uint8 *region = (const uint8 *) gsst_batch_region_map();
+	Size		region_bytes = gsst_batch_region_size();
 	gsst_helper_request req;
 	gsst_helper_reply reply;
 	ReplyOutcome outcome;
-	Size		data_len = offsets[nvalues];
-	Size		at = 0;
+	int64		table_off = -1;
+	int64		offsets_off = -1;
+	int64		data_off = -1;
+	int64		tile_off = -1;
 
 	*tile_len = 0;
 	message[0] = '\0';
@@ -426,30 +401,33 @@ gpu_helper_encode(const uint8 *table, Size table_len, const uint8 *data,
 		snprintf(message, message_len, "no GPU helper is running");
 		return GPU_HELPER_LOST;
 	}
+	if (region != NULL)
+	{
+		table_off = region_offset(table, table_len, region, region_bytes);
+		offsets_off = region_offset(offsets, sizeof(uint64) * (nvalues + 1), region, region_bytes);
+		if (offsets_off >= 0)
+			data_off = region_offset(data, offsets[nvalues], region, region_bytes);
+		tile_off = region_offset(tile, tile_cap, region, region_bytes);
+	}
+	if (table_off < 0 || offsets_off < 0 || data_off < 0 || tile_off < 0)
+	{
+		snprintf(message, message_len, "a batch outside the batch region");
+		return GSST_GPU_ERR_ARG;
+	}
 
 	memset(&req, 0, sizeof(req));
 	req.magic = GSST_HELPER_MAGIC;
 	req.op = GSST_HELPER_ENCODE;
 	req.seq = next_seq++;
-	req.nvalues = nvalues;
-	req.table_off = at;
-	req.table_len = table_len;
-	at = TYPEALIGN(REGION_ALIGN, at + table_len);
-	req.offsets_off = at;
-	at = TYPEALIGN(REGION_ALIGN, at + sizeof(uint64) * (nvalues + 1));
-	req.data_off = at;
-	at = TYPEALIGN(REGION_ALIGN, at + data_len);
-	req.tile_off = at;
-	req.tile_cap = tile_cap;
-	at += tile_cap;
-	if (!reserve_region(at, message, message_len))
-		return GSST_GPU_ERR_NOMEM;
 	req.region_bytes = region_bytes;
+	req.table_off = (uint64) table_off;
+	req.table_len = table_len;
+	req.offsets_off = (uint64) offsets_off;
+	req.data_off = (uint64) data_off;
+	req.nvalues = nvalues;
+	req.tile_off = (uint64) tile_off;
+	req.tile_cap = tile_cap;
 	req.delay_ms = delay_ms;
-
-	memcpy(region + req.table_off, table, table_len);
-	memcpy(region + req.offsets_off, offsets, sizeof(uint64) * (nvalues + 1));
-	memcpy(region + req.data_off, data, data_len);
 
 	if (!send_request(&req))
 		outcome = REPLY_EOF;
@@ -468,7 +446,6 @@ gpu_helper_encode(const uint8 *table, Size table_len, const uint8 *data,
 		snprintf(message, message_len, "%s", reply.message);
 		return reply.status;
 	}
-	memcpy(tile, region + req.tile_off, reply.tile_len);
 	*tile_len = reply.tile_len;
 	return GSST_GPU_OK;
 }

@@ -2,19 +2,20 @@
  * request.c - a backend's side of the gsst worker's protocol.
  *
  * Shared memory holds a ring of request slots (worker_shmem.h).  A backend
- * puts a request into a DSM segment of its own, takes a free slot
- * (SUBMITTED) and sets the worker's latch.  The worker marks the slot
- * RUNNING, attaches the segment, writes one tile per part into it and marks
- * the slot DONE or FAILED, then sets the backend's latch.  The backend
- * waits with a timeout, handling interrupts, and frees the slot when it has
- * read the answer.
+ * takes a free slot together with a slice of the batch region
+ * (batch_region.h) that no other slot holds (FILLING), lays its request
+ * out in the slice, marks the slot SUBMITTED and sets the worker's latch.
+ * The worker marks the slot RUNNING, has the request's tiles written into
+ * the slice, and marks the slot DONE or FAILED, then sets the backend's
+ * latch.  The backend waits with a timeout, handling interrupts, reads the
+ * tiles where they lie and frees the slot, and with it the slice.
  *
  * Nothing leaks and nothing is half applied:
- *	- the backend owns the segment through its resource owner; whenever it
- *	  detaches (after reading the answer, on error or cancel, at exit), a
- *	  detach callback gives the slot up: a RUNNING slot becomes ABANDONED and
- *	  the worker frees it when it is done, so the segment dies with the
- *	  worker's own detach;
+ *	- a request belongs to the resource owner that was current when it was
+ *	  made: an error or cancel releases it with that owner, and exit
+ *	  releases whatever is left.  Releasing gives the slot up: a RUNNING
+ *	  slot becomes ABANDONED, and the worker frees it, slice and all, when
+ *	  it is done with it;
  *	- a backend that times out gives the slot up the same way and encodes
  *	  the batch itself;
  *	- a worker that exits fails every slot it has not answered, so waiting
@@ -24,14 +25,15 @@
  */
 #include "worker/request.h"
 
-#include "access/xact.h"
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "storage/ipc.h"
 #include "storage/latch.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 #include "utils/timestamp.h"
 
+#include "worker/batch_region.h"
 #include "worker/worker.h"
 #include "worker/worker_shmem.h"
 
@@ -40,24 +42,16 @@ struct GsstRequest
 	int			slot;			/* -1 once given up */
 	int			nparts;
 	uint64		request_id;
-	dsm_segment *seg;
+	char	   *base;			/* the slice, in this process's mapping */
+	Size		len;
+	ResourceOwner owner;		/* releases it on error */
 	TimestampTz submitted;
-	bool		answered;		/* the worker is done with seg */
+	GsstRequest *next;			/* this backend's requests */
 };
 
-/*
- * Segments of answered requests, kept for the next ones of the same bulk
- * operation: a new segment's pages are faulted in and zeroed by the kernel
- * as the batch is copied in, which costs more than the copy.  Two, as a
- * bulk path has two batches in flight.  gsst_request_release_spares lets
- * them go at the end of the operation; an error detaches them with their
- * resource owner, and spare_detached forgets them then.
- */
-#define MAX_SPARES		2
-static dsm_segment *spares[MAX_SPARES];
-
-/* Room a new segment gets beyond its first request's, for the next ones. */
-#define SEGMENT_HEADROOM(size)	((size) / 8)
+/* The requests this backend holds, for release on error and at exit. */
+static GsstRequest *requests = NULL;
+static bool cleanup_registered = false;
 
 static inline uint64
 align16(uint64 n)
@@ -72,272 +66,6 @@ wake_worker(void)
 
 	if (procno >= 0)
 		SetLatch(&ProcGlobal->allProcs[procno].procLatch);
-}
-
-static void
-spare_detached(dsm_segment *seg, Datum arg)
-{
-	for (int i = 0; i < MAX_SPARES; i++)
-		if (spares[i] == seg)
-			spares[i] = NULL;
-}
-
-/* A kept segment of at least size bytes, or NULL. */
-static dsm_segment *
-take_spare(Size size)
-{
-	for (int i = 0; i < MAX_SPARES; i++)
-	{
-		dsm_segment *seg = spares[i];
-
-		if (seg != NULL && dsm_segment_map_length(seg) >= size)
-		{
-			spares[i] = NULL;
-			cancel_on_dsm_detach(seg, spare_detached, (Datum) 0);
-			return seg;
-		}
-	}
-	return NULL;
-}
-
-/* Keep seg for a later request, or detach it when two are kept. */
-static void
-keep_spare(dsm_segment *seg)
-{
-	for (int i = 0; i < MAX_SPARES; i++)
-		if (spares[i] == NULL)
-		{
-			spares[i] = seg;
-			on_dsm_detach(seg, spare_detached, (Datum) 0);
-			return;
-		}
-	dsm_detach(seg);
-}
-
-/* The bulk operation is done: detach the segments kept for it. */
-void
-gsst_request_release_spares(void)
-{
-	for (int i = 0; i < MAX_SPARES; i++)
-		if (spares[i] != NULL)
-			dsm_detach(spares[i]);	/* spare_detached clears the entry */
-}
-
-/*
- * The segment is going away (answer read, error, cancel, exit): give the
- * slot up if it is still ours.
- */
-static void
-request_detach_callback(dsm_segment *seg, Datum arg)
-{
-	GsstRequest *req = (GsstRequest *) DatumGetPointer(arg);
-
-	if (req->slot >= 0 && gsst_worker_shared != NULL)
-	{
-		RequestSlot *slot = &gsst_worker_shared->slots[req->slot];
-
-		LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
-		if (slot->request_id == req->request_id && slot->backend_pid == MyProcPid &&
-			slot->state != SLOT_FREE)
-		{
-			if (slot->state == SLOT_RUNNING)
-			{
-				slot->state = SLOT_ABANDONED;
-				gsst_worker_shared->abandoned_batches++;
-			}
-			else
-				slot->state = SLOT_FREE;
-		}
-		LWLockRelease(gsst_worker_shared->lock);
-		req->slot = -1;
-	}
-	pfree(req);
-}
-
-/*
- * This backend encoded a batch itself after handing it to the worker; a
- * bad answer (tiles that do not match the batch) counts as an error too.
- */
-void
-gsst_request_count_fallback(bool bad_answer)
-{
-	if (gsst_worker_shared == NULL)
-		return;
-	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
-	gsst_worker_shared->backend_fallbacks++;
-	if (bad_answer)
-		gsst_worker_shared->errors++;
-	LWLockRelease(gsst_worker_shared->lock);
-}
-
-/*
- * A segment for a batch, or NULL when none can be had: out of DSM slots, or
- * out of memory for it (a full /dev/shm raises an error, which we catch in a
- * subtransaction: no memory for the GPU path, or for encoder workers, is a
- * reason to encode in this backend, not to fail the load).  The segment
- * belongs to the caller's resource owner, so an error or cancel later
- * detaches it.
- */
-dsm_segment *
-gsst_try_dsm_create(Size size)
-{
-	MemoryContext cxt = CurrentMemoryContext;
-	ResourceOwner owner = CurrentResourceOwner;
-	dsm_segment *seg = NULL;
-
-	/*
-	 * No subtransaction can start in parallel mode (compress_table's
-	 * parallel workers): there a full /dev/shm fails the operation.
-	 */
-	if (IsInParallelMode())
-		return dsm_create(size, DSM_CREATE_NULL_IF_MAXSEGMENTS);
-
-	BeginInternalSubTransaction(NULL);
-	MemoryContextSwitchTo(cxt);
-	PG_TRY();
-	{
-		seg = dsm_create(size, DSM_CREATE_NULL_IF_MAXSEGMENTS);
-		/* out of the subtransaction's resource owner ... */
-		if (seg != NULL)
-			dsm_pin_mapping(seg);
-		ReleaseCurrentSubTransaction();
-	}
-	PG_CATCH();
-	{
-		ErrorData  *edata;
-
-		MemoryContextSwitchTo(cxt);
-		edata = CopyErrorData();
-		FlushErrorState();
-		RollbackAndReleaseCurrentSubTransaction();
-		ereport(LOG,
-				(errmsg("gsst: no shared memory for a batch of %zu bytes, encoding it in this backend: %s",
-						size, edata->message)));
-		FreeErrorData(edata);
-		seg = NULL;
-	}
-	PG_END_TRY();
-	MemoryContextSwitchTo(cxt);
-	CurrentResourceOwner = owner;
-	/* ... into the caller's */
-	if (seg != NULL)
-		dsm_unpin_mapping(seg);
-	return seg;
-}
-
-/*
- * Hand parts (each a column's values and table) to the worker.  Returns
- * NULL when the worker cannot take them now (none running, no GPU, no free
- * slot, no segment): then the caller encodes on the CPU.  Never waits.
- */
-GsstRequest *
-gsst_request_submit(const GsstRequestPart *parts, int nparts)
-{
-	Size		size;
-	dsm_segment *seg;
-	RequestHeader *hdr;
-	char	   *base;
-	uint64		at;
-	GsstRequest *req;
-	int			slotno = -1;
-
-	if (!gsst_gpu_enabled || gsst_worker_shared == NULL || nparts == 0)
-		return NULL;
-	/* unlocked peek; the decision is made again under the lock */
-	if (gsst_worker_shared->worker_pid == 0 || !gsst_worker_shared->accepting)
-		return NULL;
-
-	/* lay the segment out */
-	at = align16(offsetof(RequestHeader, parts) + sizeof(RequestPart) * nparts);
-	for (int p = 0; p < nparts; p++)
-	{
-		at = align16(at + parts[p].table_len);
-		at = align16(at + sizeof(uint64) * (parts[p].nvalues + 1));
-		at = align16(at + parts[p].len);
-		at = align16(at + gsst_tile_bound(parts[p].nvalues, parts[p].len,
-										  GSST_DEFAULT_SPLIT_BYTES));
-	}
-	size = at;
-
-	seg = take_spare(size);
-	if (seg == NULL)
-		seg = gsst_try_dsm_create(size + SEGMENT_HEADROOM(size));
-	if (seg == NULL)
-		return NULL;
-	req = MemoryContextAllocZero(TopMemoryContext, sizeof(GsstRequest));
-	req->slot = -1;
-	req->seg = seg;
-	req->nparts = nparts;
-	on_dsm_detach(seg, request_detach_callback, PointerGetDatum(req));
-
-	base = dsm_segment_address(seg);
-	hdr = (RequestHeader *) base;
-	memset(hdr, 0, offsetof(RequestHeader, parts));
-	hdr->magic = GSST_REQUEST_MAGIC;
-	hdr->nparts = nparts;
-	hdr->status = -1;
-	at = align16(offsetof(RequestHeader, parts) + sizeof(RequestPart) * nparts);
-	for (int p = 0; p < nparts; p++)
-	{
-		const GsstRequestPart *in = &parts[p];
-		RequestPart *part = &hdr->parts[p];
-
-		memset(part, 0, sizeof(RequestPart));
-		part->column = p;
-		part->nvalues = in->nvalues;
-		part->raw_bytes = in->len;
-		part->table_off = at;
-		part->table_len = in->table_len;
-		memcpy(base + at, in->table, in->table_len);
-		at = align16(at + in->table_len);
-		part->offsets_off = at;
-		memcpy(base + at, in->offsets, sizeof(uint64) * (in->nvalues + 1));
-		at = align16(at + sizeof(uint64) * (in->nvalues + 1));
-		part->data_off = at;
-		memcpy(base + at, in->data, in->len);
-		at = align16(at + in->len);
-		part->tile_off = at;
-		part->tile_cap = gsst_tile_bound(in->nvalues, in->len, GSST_DEFAULT_SPLIT_BYTES);
-		at = align16(at + part->tile_cap);
-	}
-
-	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
-	if (gsst_worker_shared->worker_pid != 0 && gsst_worker_shared->accepting)
-	{
-		for (int i = 0; i < GSST_WORKER_SLOTS; i++)
-		{
-			if (gsst_worker_shared->slots[i].state == SLOT_FREE)
-			{
-				slotno = i;
-				break;
-			}
-		}
-	}
-	if (slotno >= 0)
-	{
-		RequestSlot *slot = &gsst_worker_shared->slots[slotno];
-
-		slot->request_id = ++gsst_worker_shared->next_request_id;
-		slot->handle = dsm_segment_handle(seg);
-		slot->backend_procno = gsst_my_procno();
-		slot->backend_pid = MyProcPid;
-		/* the worker checks the id before it trusts the segment */
-		hdr->request_id = slot->request_id;
-		pg_write_barrier();
-		slot->state = SLOT_SUBMITTED;
-		req->slot = slotno;
-		req->request_id = slot->request_id;
-	}
-	LWLockRelease(gsst_worker_shared->lock);
-
-	if (slotno < 0)
-	{
-		dsm_detach(seg);		/* frees req */
-		return NULL;
-	}
-	req->submitted = GetCurrentTimestamp();
-	wake_worker();
-	return req;
 }
 
 /* Give the slot up (the answer is read, or we stop waiting). */
@@ -364,53 +92,269 @@ give_up_slot(GsstRequest *req)
 	req->slot = -1;
 }
 
-/*
- * Let the request go.  Its segment is kept for the next request when the
- * worker answered (it never touches a segment after that); else detached,
- * and req is freed by the detach callback.
- */
+/* Let the request go: its slot and slice are no longer ours. */
 void
 gsst_request_release(GsstRequest *req)
 {
-	dsm_segment *seg;
+	GsstRequest **link;
 
 	if (req == NULL)
 		return;
 	give_up_slot(req);
-	seg = req->seg;
-	if (req->answered)
-	{
-		cancel_on_dsm_detach(seg, request_detach_callback, PointerGetDatum(req));
-		pfree(req);
-		keep_spare(seg);
-	}
-	else
-		dsm_detach(seg);
+	for (link = &requests; *link != NULL; link = &(*link)->next)
+		if (*link == req)
+		{
+			*link = req->next;
+			break;
+		}
+	pfree(req);
 }
 
-/* Is the worker encoding some batch now?  Caller holds the lock. */
-static bool
-worker_busy(void)
+/* An owner is being released: so are the requests made under it. */
+static void
+release_owned_requests(ResourceReleasePhase phase, bool isCommit,
+					   bool isTopLevel, void *arg)
 {
+	GsstRequest *req = requests;
+
+	if (phase != RESOURCE_RELEASE_BEFORE_LOCKS)
+		return;
+	while (req != NULL)
+	{
+		GsstRequest *next = req->next;
+
+		if (req->owner == CurrentResourceOwner)
+		{
+			if (isCommit)
+				elog(WARNING, "gsst: a batch request was not released");
+			gsst_request_release(req);
+		}
+		req = next;
+	}
+}
+
+static void
+release_all_requests(int code, Datum arg)
+{
+	while (requests != NULL)
+		gsst_request_release(requests);
+}
+
+/*
+ * This backend encoded a batch itself after handing it to the worker; a
+ * bad answer (tiles that do not match the batch) counts as an error too.
+ */
+void
+gsst_request_count_fallback(bool bad_answer)
+{
+	if (gsst_worker_shared == NULL)
+		return;
+	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
+	gsst_worker_shared->backend_fallbacks++;
+	if (bad_answer)
+		gsst_worker_shared->errors++;
+	LWLockRelease(gsst_worker_shared->lock);
+}
+
+/*
+ * Where a slice of size bytes fits among the slices the slots hold, or
+ * -1.  Caller holds the lock.
+ */
+static int64
+find_slice(Size size, Size region_size)
+{
+	uint64		at = 0;
+	bool		moved = true;
+
+	while (moved)
+	{
+		moved = false;
+		if (at + size > region_size)
+			return -1;
+		for (int i = 0; i < GSST_WORKER_SLOTS; i++)
+		{
+			const RequestSlot *slot = &gsst_worker_shared->slots[i];
+
+			if (slot->state != SLOT_FREE &&
+				at < slot->region_off + slot->region_len && slot->region_off < at + size)
+			{
+				at = TYPEALIGN(GSST_REGION_ALIGN, slot->region_off + slot->region_len);
+				moved = true;
+			}
+		}
+	}
+	return (int64) at;
+}
+
+/*
+ * Hand parts (each a column's values and table) to the worker.  Returns
+ * NULL when the worker cannot take them now (none running, no GPU, no free
+ * slot, no room in the batch region): then the caller encodes on the CPU.
+ * Never waits.
+ */
+GsstRequest *
+gsst_request_submit(const GsstRequestPart *parts, int nparts)
+{
+	Size		size;
+	Size		region_size = gsst_batch_region_size();
+	char	   *region;
+	RequestHeader *hdr;
+	char	   *base;
+	uint64		at;
+	int64		slice = -1;
+	GsstRequest *req;
+	RequestSlot *slot;
+	int			slotno = -1;
+
+	if (!gsst_gpu_enabled || gsst_worker_shared == NULL || nparts == 0 || region_size == 0)
+		return NULL;
+	/* unlocked peek; the decision is made again under the lock */
+	if (gsst_worker_shared->worker_pid == 0 || !gsst_worker_shared->accepting)
+		return NULL;
+
+	/* lay the request out */
+	at = align16(offsetof(RequestHeader, parts) + sizeof(RequestPart) * nparts);
+	for (int p = 0; p < nparts; p++)
+	{
+		at = align16(at + parts[p].table_len);
+		at = align16(at + sizeof(uint64) * (parts[p].nvalues + 1));
+		at = align16(at + parts[p].len);
+		at = align16(at + gsst_tile_bound(parts[p].nvalues, parts[p].len,
+										  GSST_DEFAULT_SPLIT_BYTES));
+	}
+	size = TYPEALIGN(GSST_REGION_ALIGN, at);
+	if (size > region_size || (region = gsst_batch_region_map()) == NULL)
+		return NULL;
+
+	if (!cleanup_registered)
+	{
+		RegisterResourceReleaseCallback(release_owned_requests, NULL);
+		before_shmem_exit(release_all_requests, (Datum) 0);
+		cleanup_registered = true;
+	}
+	req = MemoryContextAllocZero(TopMemoryContext, sizeof(GsstRequest));
+
+	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
+	if (gsst_worker_shared->worker_pid != 0 && gsst_worker_shared->accepting)
+	{
+		for (int i = 0; i < GSST_WORKER_SLOTS; i++)
+		{
+			if (gsst_worker_shared->slots[i].state == SLOT_FREE)
+			{
+				slotno = i;
+				break;
+			}
+		}
+		if (slotno >= 0)
+			slice = find_slice(size, region_size);
+	}
+	if (slice >= 0)
+	{
+		slot = &gsst_worker_shared->slots[slotno];
+		slot->state = SLOT_FILLING;
+		slot->request_id = ++gsst_worker_shared->next_request_id;
+		slot->region_off = (uint64) slice;
+		slot->region_len = size;
+		slot->backend_procno = gsst_my_procno();
+		slot->backend_pid = MyProcPid;
+		req->slot = slotno;
+		req->request_id = slot->request_id;
+	}
+	LWLockRelease(gsst_worker_shared->lock);
+	if (slice < 0)
+	{
+		pfree(req);
+		return NULL;
+	}
+	req->nparts = nparts;
+	req->base = region + slice;
+	req->len = size;
+	req->owner = CurrentResourceOwner;
+	req->next = requests;
+	requests = req;
+
+	base = req->base;
+	hdr = (RequestHeader *) base;
+	memset(hdr, 0, offsetof(RequestHeader, parts));
+	hdr->magic = GSST_REQUEST_MAGIC;
+	hdr->nparts = nparts;
+	hdr->request_id = req->request_id;
+	hdr->status = -1;
+	at = align16(offsetof(RequestHeader, parts) + sizeof(RequestPart) * nparts);
+	for (int p = 0; p < nparts; p++)
+	{
+		const GsstRequestPart *in = &parts[p];
+		RequestPart *part = &hdr->parts[p];
+
+		memset(part, 0, sizeof(RequestPart));
+		part->column = p;
+		part->nvalues = in->nvalues;
+		part->raw_bytes = in->len;
+		part->table_off = at;
+		part->table_len = in->table_len;
+		memcpy(base + at, in->table, in->table_len);
+		at = align16(at + in->table_len);
+		part->offsets_off = at;
+		memcpy(base + at, in->offsets, sizeof(uint64) * (in->nvalues + 1));
+		at = align16(at + sizeof(uint64) * (in->nvalues + 1));
+		part->data_off = at;
+		memcpy(base + at, in->data, in->len);
+		at = align16(at + in->len);
+		part->tile_off = at;
+		part->tile_cap = gsst_tile_bound(in->nvalues, in->len, GSST_DEFAULT_SPLIT_BYTES);
+		at = align16(at + part->tile_cap);
+	}
+
+	/* the slot stays ours while FILLING: neither the worker nor others touch it */
+	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
+	pg_write_barrier();
+	gsst_worker_shared->slots[req->slot].state = SLOT_SUBMITTED;
+	LWLockRelease(gsst_worker_shared->lock);
+	req->submitted = GetCurrentTimestamp();
+	wake_worker();
+	return req;
+}
+
+/*
+ * Requests a submitted one may wait behind before its backend encodes it
+ * instead.  The GPU answers a batch in a few milliseconds, where a backend
+ * takes about ten times as long to encode it; the worker's CPU is no
+ * faster than the backend's.
+ */
+#define QUEUE_AHEAD_GPU		4
+#define QUEUE_AHEAD_CPU		1
+
+/*
+ * Whether the worker has so many requests before this one (running, or
+ * submitted earlier) that encoding it here is sooner.  Caller holds the
+ * lock.
+ */
+static bool
+queue_too_long(uint64 request_id)
+{
+	int			ahead = 0;
+	int			most = gsst_worker_shared->gpu_ready ? QUEUE_AHEAD_GPU : QUEUE_AHEAD_CPU;
+
 	for (int i = 0; i < GSST_WORKER_SLOTS; i++)
 	{
-		if (gsst_worker_shared->slots[i].state == SLOT_RUNNING ||
-			gsst_worker_shared->slots[i].state == SLOT_ABANDONED)
-			return true;
+		const RequestSlot *slot = &gsst_worker_shared->slots[i];
+
+		if (slot->state == SLOT_RUNNING || slot->state == SLOT_ABANDONED ||
+			(slot->state == SLOT_SUBMITTED && slot->request_id < request_id))
+			ahead++;
 	}
-	return false;
+	return ahead >= most;
 }
 
 /*
  * Wait for the worker's answer.  Returns true when the worker encoded every
  * part (gsst_request_tile gives the tiles), false when the caller must
  * encode on the CPU instead: the worker failed, exited or timed out (the
- * fallback is counted), or it had not taken the request yet while busy
- * with another batch.  The worker serves one batch at a time, so a request
- * queued behind others would wait for all of them: encoding it here is
- * sooner, and leaves the worker to the batches it already has.
- * Interrupts are handled while waiting; an error leaves the slot to the
- * detach callback.
+ * fallback is counted), or it had not taken the request yet while too
+ * many were before it: the worker serves one batch at a time, so encoding
+ * it here is then sooner, and leaves the worker to the batches it has.
+ * Interrupts are handled while waiting; an error leaves the request to
+ * its resource owner's release.
  */
 bool
 gsst_request_wait(GsstRequest *req)
@@ -433,20 +377,14 @@ gsst_request_wait(GsstRequest *req)
 			state = SLOT_FAILED;	/* cannot happen; do not trust the slot */
 		else
 			state = slot->state;
-		if (state == SLOT_DONE || state == SLOT_FAILED)
-		{
-			if (slot->request_id == req->request_id)
-				slot->state = SLOT_FREE;
+		if (!ours)
 			req->slot = -1;
-			/* the worker set it so: it is done with the segment */
-			req->answered = ours;
-		}
-		else if (state == SLOT_SUBMITTED && worker_busy())
+		/* DONE and FAILED slots stay ours, slice and all, until released */
+		else if (state == SLOT_SUBMITTED && queue_too_long(req->request_id))
 		{
+			/* the worker never saw it */
 			slot->state = SLOT_FREE;
 			req->slot = -1;
-			/* the worker never saw the segment: it can be used again */
-			req->answered = true;
 			withdrawn = true;
 		}
 		LWLockRelease(gsst_worker_shared->lock);
@@ -476,7 +414,7 @@ gsst_request_wait(GsstRequest *req)
 		gsst_request_count_fallback(false);
 		return false;
 	}
-	hdr = (RequestHeader *) dsm_segment_address(req->seg);
+	hdr = (RequestHeader *) req->base;
 	pg_read_barrier();
 	if (hdr->magic != GSST_REQUEST_MAGIC || hdr->request_id != req->request_id ||
 		hdr->status != 0 || hdr->nparts != (uint32) req->nparts)
@@ -496,8 +434,8 @@ gsst_request_wait(GsstRequest *req)
 const uint8 *
 gsst_request_tile(GsstRequest *req, int part, Size *len)
 {
-	RequestHeader *hdr = (RequestHeader *) dsm_segment_address(req->seg);
-	Size		seglen = dsm_segment_map_length(req->seg);
+	RequestHeader *hdr = (RequestHeader *) req->base;
+	Size		seglen = req->len;
 	RequestPart *p;
 
 	if (part < 0 || part >= req->nparts)

@@ -11,8 +11,6 @@
 
 #include "base/gsst.h"
 
-#include "storage/dsm.h"
-
 /* One part of a request: values data[offsets[i] .. offsets[i + 1]). */
 typedef struct GsstRequestPart
 {
@@ -31,7 +29,5 @@ extern bool gsst_request_wait(GsstRequest *req);
 extern const uint8 *gsst_request_tile(GsstRequest *req, int part, Size *len);
 extern void gsst_request_release(GsstRequest *req);
 extern void gsst_request_count_fallback(bool bad_answer);
-extern void gsst_request_release_spares(void);
-extern dsm_segment *gsst_try_dsm_create(Size size);
 
 #endif							/* GSST_REQUEST_H */

@@ -11,7 +11,7 @@
  *
  * Backends hand it requests through a ring of slots in shared memory
  * (worker_shmem.h; their side is request.c).  It serves them oldest first,
- * writing one tile per part into the request's segment.
+ * writing one tile per part into the request's slice of the batch region.
  */
 #include "worker/worker.h"
 
@@ -24,7 +24,6 @@
 #include "pgstat.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
-#include "storage/dsm.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
 #include "storage/lwlock.h"
@@ -38,6 +37,7 @@
 #include "utils/timestamp.h"
 
 #include "gsst_gpu.h"
+#include "worker/batch_region.h"
 #include "worker/gpu_helper.h"
 #include "worker/worker_shmem.h"
 
@@ -92,6 +92,7 @@ gsst_shmem_startup(void)
 		gsst_worker_shared->worker_procno = -1;
 	}
 	LWLockRelease(AddinShmemInitLock);
+	gsst_batch_region_create();
 }
 
 /* ---- GUCs and registration (from _PG_init) ---- */
@@ -161,6 +162,8 @@ gsst_worker_init(void)
 
 	if (!process_shared_preload_libraries_in_progress)
 		return 0;
+	/* a PGC_POSTMASTER setting: defined only where the postmaster reads it */
+	gsst_batch_region_define_guc();
 
 	prev_shmem_request_hook = shmem_request_hook;
 	shmem_request_hook = gsst_shmem_request;
@@ -189,6 +192,7 @@ static char *helper_library = NULL;	/* the library the running helper loaded */
 static int	helper_device = -1;
 static TimestampTz helper_next_start = 0;
 static int	helper_backoff_ms = HELPER_BACKOFF_MIN_MS;
+static bool region_failure_told = false;
 
 /* A real failure: a broken library, a CUDA error.  Logged each time. */
 static void
@@ -240,11 +244,27 @@ library_path(void)
 	return pstrdup(lib);
 }
 
+/*
+ * Take batches while there is a GPU, or the worker may use its CPU, and the
+ * batch region has its memory (reserved once, when first needed).
+ */
 static void
 update_accepting(void)
 {
+	bool		serving = gsst_worker_shared->gpu_ready || gsst_worker_cpu;
+	char		msg[GSST_ERROR_LEN];
+
+	if (serving && !gsst_batch_region_reserve(msg, sizeof(msg)))
+	{
+		if (!region_failure_told)
+			ereport(LOG,
+					(errmsg("gsst worker: takes no batches: %s", msg),
+					 errdetail("Bulk paths encode in their backends.")));
+		region_failure_told = true;
+		serving = false;
+	}
 	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
-	gsst_worker_shared->accepting = gsst_worker_shared->gpu_ready || gsst_worker_cpu;
+	gsst_worker_shared->accepting = serving;
 	LWLockRelease(gsst_worker_shared->lock);
 }
 
@@ -307,6 +327,14 @@ helper_start(void)
 	if (access(path, F_OK) != 0 && errno == ENOENT)
 	{
 		set_cpu_reason(psprintf("no GPU library is installed (%s)", path));
+		helper_blocked = true;
+		return;
+	}
+
+	/* the helper pins the whole region for the GPU */
+	if (!gsst_batch_region_reserve(msg, sizeof(msg)))
+	{
+		set_cpu_reason(psprintf("no batch region for the GPU: %s", msg));
 		helper_blocked = true;
 		return;
 	}
@@ -383,7 +411,7 @@ worker_exit_callback(int code, Datum arg)
 
 /* The oldest submitted request, now RUNNING; false if there is none. */
 static bool
-take_request(int *slotno, dsm_handle *handle, uint64 *request_id)
+take_request(int *slotno, uint64 *region_off, uint64 *region_len, uint64 *request_id)
 {
 	int			best = -1;
 
@@ -400,7 +428,8 @@ take_request(int *slotno, dsm_handle *handle, uint64 *request_id)
 	{
 		gsst_worker_shared->slots[best].state = SLOT_RUNNING;
 		*slotno = best;
-		*handle = gsst_worker_shared->slots[best].handle;
+		*region_off = gsst_worker_shared->slots[best].region_off;
+		*region_len = gsst_worker_shared->slots[best].region_len;
 		*request_id = gsst_worker_shared->slots[best].request_id;
 	}
 	LWLockRelease(gsst_worker_shared->lock);
@@ -514,22 +543,22 @@ encode_part_gpu(RequestPart *part, char *base, bool *on_gpu, char *err, Size err
 	return rc;
 }
 
-/* Check that every range of the request lies inside the segment. */
+/* Check that every range of the request lies inside its slice. */
 static bool
-request_fits(RequestHeader *hdr, Size seglen)
+request_fits(RequestHeader *hdr, Size slice_len)
 {
-	if (seglen < offsetof(RequestHeader, parts) ||
-		hdr->nparts > (seglen - offsetof(RequestHeader, parts)) / sizeof(RequestPart))
+	if (slice_len < offsetof(RequestHeader, parts) ||
+		hdr->nparts > (slice_len - offsetof(RequestHeader, parts)) / sizeof(RequestPart))
 		return false;
 	for (uint32 p = 0; p < hdr->nparts; p++)
 	{
 		RequestPart *part = &hdr->parts[p];
 
-		if (part->nvalues >= seglen / sizeof(uint64) ||
-			part->table_off + part->table_len > seglen ||
-			part->offsets_off + sizeof(uint64) * (part->nvalues + 1) > seglen ||
-			part->data_off + part->raw_bytes > seglen ||
-			part->tile_off + part->tile_cap > seglen ||
+		if (part->nvalues >= slice_len / sizeof(uint64) ||
+			part->table_off + part->table_len > slice_len ||
+			part->offsets_off + sizeof(uint64) * (part->nvalues + 1) > slice_len ||
+			part->data_off + part->raw_bytes > slice_len ||
+			part->tile_off + part->tile_cap > slice_len ||
 			part->tile_off < part->data_off + part->raw_bytes)
 			return false;
 	}
@@ -555,9 +584,9 @@ request_offsets_valid(RequestHeader *hdr)
 }
 
 static void
-serve_request(int slotno, dsm_handle handle, uint64 request_id)
+serve_request(int slotno, uint64 region_off, uint64 region_len, uint64 request_id)
 {
-	dsm_segment *seg = dsm_attach(handle);
+	char	   *region = gsst_batch_region_map();
 	RequestHeader *hdr = NULL;
 	char		err[GSST_ERROR_LEN] = "";
 	bool		ok = false;
@@ -570,13 +599,14 @@ serve_request(int slotno, dsm_handle handle, uint64 request_id)
 	int			procno = -1;
 	bool		abandoned;
 
-	if (seg == NULL)
-		strlcpy(err, "the request's segment is gone", sizeof(err));
+	if (region == NULL || region_off > gsst_batch_region_size() ||
+		region_len > gsst_batch_region_size() - region_off)
+		strlcpy(err, "the request's slice is outside the batch region", sizeof(err));
 	else
 	{
-		hdr = (RequestHeader *) dsm_segment_address(seg);
+		hdr = (RequestHeader *) (region + region_off);
 		if (hdr->magic != GSST_REQUEST_MAGIC || hdr->request_id != request_id ||
-			!request_fits(hdr, dsm_segment_map_length(seg)) ||
+			!request_fits(hdr, region_len) ||
 			!request_offsets_valid(hdr))
 			strlcpy(err, "malformed request", sizeof(err));
 		else
@@ -646,8 +676,6 @@ serve_request(int slotno, dsm_handle handle, uint64 request_id)
 		helper_backoff_ms = HELPER_BACKOFF_MIN_MS;
 	if (procno >= 0)
 		SetLatch(&ProcGlobal->allProcs[procno].procLatch);
-	if (seg != NULL)
-		dsm_detach(seg);
 }
 
 /* After a reload: stop a helper that no longer matches the settings. */
@@ -682,6 +710,13 @@ gsst_worker_main(Datum main_arg)
 				 errhint("Load gsst through shared_preload_libraries.")));
 
 	before_shmem_exit(worker_exit_callback, (Datum) 0);
+	/* a worker that takes batches on its CPU takes them from its start */
+	if (gsst_worker_cpu)
+	{
+		char		msg[GSST_ERROR_LEN];
+
+		(void) gsst_batch_region_reserve(msg, sizeof(msg));
+	}
 	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
 	gsst_worker_shared->worker_pid = MyProcPid;
 	gsst_worker_shared->worker_procno = gsst_my_procno();
@@ -704,7 +739,8 @@ gsst_worker_main(Datum main_arg)
 	for (;;)
 	{
 		int			slotno;
-		dsm_handle	handle;
+		uint64		region_off;
+		uint64		region_len;
 		uint64		request_id;
 		int			events = WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH;
 		long		timeout = 10 * 1000L;
@@ -723,11 +759,11 @@ gsst_worker_main(Datum main_arg)
 			helper_start();
 		update_accepting();
 
-		while (take_request(&slotno, &handle, &request_id))
+		while (take_request(&slotno, &region_off, &region_len, &request_id))
 		{
 			MemoryContext old = MemoryContextSwitchTo(request_cxt);
 
-			serve_request(slotno, handle, request_id);
+			serve_request(slotno, region_off, region_len, request_id);
 			MemoryContextSwitchTo(old);
 			MemoryContextReset(request_cxt);
 			update_accepting();

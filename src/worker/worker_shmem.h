@@ -1,7 +1,8 @@
 /*
  * worker_shmem.h - what the gsst worker and the backends share: a ring of
- * request slots in shared memory, and the layout of a request's DSM
- * segment.  request.c is the backends' side, worker.c the worker's.
+ * request slots in shared memory, and the layout of a request in its slice
+ * of the batch region (batch_region.h).  request.c is the backends' side,
+ * worker.c the worker's.
  */
 #ifndef GSST_WORKER_SHMEM_H
 #define GSST_WORKER_SHMEM_H
@@ -9,7 +10,6 @@
 #include "base/gsst.h"
 
 #include "datatype/timestamp.h"
-#include "storage/dsm.h"
 #include "storage/lwlock.h"
 #include "storage/proc.h"
 
@@ -21,9 +21,10 @@
 typedef enum SlotState
 {
 	SLOT_FREE = 0,
+	SLOT_FILLING,				/* the backend lays its request out */
 	SLOT_SUBMITTED,				/* waiting for the worker */
 	SLOT_RUNNING,				/* the worker has it */
-	SLOT_DONE,					/* answered: tiles are in the segment */
+	SLOT_DONE,					/* answered: tiles are in the slice */
 	SLOT_FAILED,				/* answered: encode on the CPU */
 	SLOT_ABANDONED				/* the backend left; the worker frees it */
 } SlotState;
@@ -32,7 +33,8 @@ typedef struct RequestSlot
 {
 	SlotState	state;
 	uint64		request_id;
-	dsm_handle	handle;
+	uint64		region_off;		/* the request's slice of the batch region, */
+	uint64		region_len;		/* held while the slot is not FREE */
 	int			backend_procno;
 	pid_t		backend_pid;
 } RequestSlot;
@@ -66,7 +68,7 @@ typedef struct WorkerShared
 	RequestSlot slots[GSST_WORKER_SLOTS];
 } WorkerShared;
 
-/* One column of a request, as laid out in the segment. */
+/* One column of a request, as laid out in its slice; offsets from its start. */
 typedef struct RequestPart
 {
 	uint64		nvalues;

@@ -273,4 +273,35 @@ is($node->safe_psql('postgres', "SELECT gsst.load('l4', 'SELECT id, c FROM src',
 	'30000', 'load works all the same');
 is(mismatches('l4'), '0', 'stored bytes equal per-row encoding');
 
+#
+# 8. The batch region: a batch that does not fit is encoded in its backend,
+#    and without a region the worker takes no batch at all.
+#
+restart_with("gsst.gpu_library = '/nonexistent/gsst_gpu.so'\ngsst.worker_cpu = on\ngsst.batch_region = '1MB'");
+is($node->safe_psql('postgres', "SHOW gsst.batch_region"), '1MB', 'a region of 1 MB');
+$node->safe_psql('postgres',
+	"SET gsst.batch_bytes = '64kB'; SELECT gsst.compress_table('t', retrain => true)");
+cmp_ok(status('cpu_batches'), '>', 5, 'batches of 64 kB fit: the worker encodes them');
+is(mismatches('t'), '0', 'stored bytes equal per-row encoding');
+my $before = status('cpu_batches');
+$node->safe_psql('postgres',
+	"SET gsst.batch_bytes = '4MB'; SET max_parallel_maintenance_workers = 0;
+	 SELECT gsst.compress_table('t', retrain => true)");
+is(status('cpu_batches'), $before, 'a batch of all the rows (1 MB of text) does not fit: its backend encodes it');
+is(status('backend_fallbacks'), '0', 'without counting it as a fallback');
+is(mismatches('t'), '0', 'stored bytes equal per-row encoding');
+is($node->safe_psql('postgres', 'SELECT count(*) FROM t'), '29900', 'every row is there');
+is(status('in_flight'), '0', 'no request slot in use');
+
+$log_offset = -s $node->logfile;
+restart_with("gsst.batch_region = 0");
+$node->safe_psql('postgres', 'CREATE TABLE l5 (id int PRIMARY KEY, c text COMPRESSION gsst)');
+is($node->safe_psql('postgres', "SELECT gsst.load('l5', 'SELECT id, c FROM src', 7000)"),
+	'30000', 'without a region, load works');
+is(mismatches('l5'), '0', 'stored bytes equal per-row encoding');
+is(status('cpu_batches'), '0', 'and nothing went to the worker');
+like(substr(slurp_file($node->logfile), $log_offset),
+	qr/LOG:  gsst worker: takes no batches: there is no batch region/,
+	'which says why in the log');
+
 done_testing();

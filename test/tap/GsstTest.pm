@@ -18,7 +18,10 @@ sub gsst_node
 	my $preload = exists $params{preload} ? delete $params{preload} : 1;
 	my $node = PostgreSQL::Test::Cluster->new($name);
 	$node->init(extra => [ '--encoding=UTF8', '--no-locale' ], %params);
-	$node->append_conf('postgresql.conf', "shared_preload_libraries = 'gsst'")
+	# a batch region of 128 MB, not 1 GB: the worker takes memory for it
+	# in clusters that encode on its CPU, and tests run several clusters
+	$node->append_conf('postgresql.conf',
+		"shared_preload_libraries = 'gsst'\ngsst.batch_region = '128MB'")
 	  if $preload;
 	$node->append_conf('postgresql.conf', "log_statement = none");
 	return $node;

@@ -196,7 +196,8 @@ open_gpu(const char *path, int device, gpu_library *lib)
 }
 
 /*
- * Map the region at the size the worker gave it; false if it cannot be.
+ * Map the region at the size the worker gave it (the size of the batch
+ * region, which does not change); false if it cannot be.
  * The mapping is pinned for the GPU's copies where the library can: its
  * copies from pageable memory go through the driver's staging buffers,
  * which cost this process a CPU copy of every batch.
@@ -319,6 +320,13 @@ main(int argc, char **argv)
 	ctx = open_gpu(argv[1], (int) device, &lib);
 	if (ctx == NULL)
 		return 0;
+	/* the region lasts as long as the server: map and pin it once, now */
+	{
+		struct stat st;
+
+		if (fstat(GSST_HELPER_REGION_FD, &st) == 0 && st.st_size > 0)
+			(void) map_region((uint64_t) st.st_size, &lib, ctx);
+	}
 
 	while (read_request(&req))
 	{

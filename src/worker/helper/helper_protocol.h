@@ -5,9 +5,10 @@
  *
  * The worker starts the helper (src/worker/helper/gsst_gpu_helper.c) with three
  * descriptors: requests come in on fd 3, replies go out on fd 4, and fd 5 is
- * a memory region (a memfd) that both map.  The worker puts a batch's table,
- * offsets and values into the region and sends an ENCODE request naming
- * where they lie; the helper writes the tile into the region and replies.
+ * the server's batch region (a memfd), where backends lay their batches
+ * out.  The worker sends an ENCODE request naming where a batch's table,
+ * offsets and values lie in it; the helper writes the tile into the region
+ * and replies.
  * Requests and replies are fixed-size records, smaller than PIPE_BUF, so
  * each is written and read whole.
  *
@@ -40,7 +41,7 @@ typedef struct gsst_helper_request
 	uint32_t	magic;
 	uint32_t	op;
 	uint64_t	seq;			/* echoed in the reply */
-	uint64_t	region_bytes;	/* the region's size now; it only grows */
+	uint64_t	region_bytes;	/* the region's size */
 	uint64_t	table_off;
 	uint64_t	table_len;
 	uint64_t	offsets_off;	/* nvalues + 1 uint64_t, 8-byte aligned */
