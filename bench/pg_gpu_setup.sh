@@ -5,7 +5,7 @@
 # values of 16 lines each) with its column converted to gsst, and defines
 # PSQL, say, cpu_sample and run.  PRELOAD (default gsst) is the server's
 # shared_preload_libraries; LISTEN (default none) its TCP address, on
-# port 5432; BATCH_BYTES (default 64MB) its gsst.batch_bytes, and
+# port 5432; BATCH_BYTES (default 16MB, the setting's own) its gsst.batch_bytes, and
 # BATCH_REGION, when set, its gsst.batch_region.
 OUT=${OUT:-/tmp/pg_gpu_bench}
 ROOT=/tmp/pggpu
@@ -48,7 +48,7 @@ max_worker_processes = 40
 max_parallel_workers = 32
 max_parallel_maintenance_workers = ${MAINTENANCE_WORKERS:-0}
 gsst.worker_timeout = '10min'
-gsst.batch_bytes = '${BATCH_BYTES:-64MB}'
+gsst.batch_bytes = '${BATCH_BYTES:-16MB}'
 ${BATCH_REGION:+gsst.batch_region = '$BATCH_REGION'}
 EOF
 as_pg "$PGBIN/pg_ctl" -D "$ROOT/data" -l "$ROOT/sock/server.log" -w start >/dev/null || { cat "$ROOT/sock/server.log"; exit 1; }
