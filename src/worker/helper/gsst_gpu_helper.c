@@ -3,7 +3,8 @@
  *
  * The worker starts it (never the postmaster, never a backend), and it is
  * the only process that loads the GPU library.  It is not a PostgreSQL
- * process: it attaches no shared memory and takes no lock, so whatever
+ * process: it attaches none of PostgreSQL's shared memory (only the batch
+ * region it is handed on fd 5) and takes no lock, so whatever
  * kills it (kill -9, the OOM killer, a crash inside the CUDA driver, a GPU
  * reset) costs one batch, which the worker encodes on the CPU, and never
  * the cluster.  Protocol: helper_protocol.h.
