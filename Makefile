@@ -86,11 +86,13 @@ $(OBJS): $(wildcard src/*/*.h src/*/*/*.h) cuda/gsst_gpu.h
 BUILD_PACKAGES = make gcc libc6-dev postgresql-server-dev-$(PG_MAJOR)
 # the server, TAP's IPC::Run, clang and its runtime for the fuzzers,
 # the Python drivers for the client tests (clients/python), a JDK and
-# pgjdbc for the Java client's, pg_repack for the online rewrite's test
+# pgjdbc for the Java client's, Go and lib/pq for the Go client's, pg_repack
+# for the online rewrite's test
 TEST_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR) libipc-run-perl \
                  clang libclang-rt-dev python3-psycopg python3-psycopg2 \
                  python3-asyncpg python3-sqlalchemy postgresql-$(PG_MAJOR)-repack \
-                 default-jdk-headless libpostgresql-jdbc-java
+                 default-jdk-headless libpostgresql-jdbc-java \
+                 golang-go golang-github-lib-pq-dev
 DEMO_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR)
 # Citus's build (scripts/citus.sh) needs gssapi, lz4, zstd and ICU headers,
 # and libcurl's where the server was built with it (18)
