@@ -209,6 +209,15 @@ chunk_blocks_for(BlockNumber nblocks, int nworkers)
 
 /* ---- the workers ---- */
 
+/* The blocks of the old heap that range k covers: the last may be short. */
+static BlockNumber
+range_length(const ParallelShared *shared, uint32 k)
+{
+	BlockNumber start = (BlockNumber) k * shared->range_blocks;
+
+	return Min(shared->range_blocks, shared->nblocks - start);
+}
+
 static bool
 take_range(void *arg, BlockNumber *start, BlockNumber *nblocks, int *range_no)
 {
@@ -220,7 +229,7 @@ take_range(void *arg, BlockNumber *start, BlockNumber *nblocks, int *range_no)
 		return false;
 	*range_no = (int) k;
 	*start = k * shared->range_blocks;
-	*nblocks = Min(shared->range_blocks, shared->nblocks - *start);
+	*nblocks = range_length(shared, k);
 	return true;
 }
 
@@ -440,10 +449,8 @@ range_done(void *arg, int range_no)
 {
 	WorkerState *ws = (WorkerState *) arg;
 	ParallelShared *shared = ws->shared;
-	BlockNumber start = (BlockNumber) range_no * shared->range_blocks;
 
-	pg_atomic_fetch_add_u32(&shared->blocks_scanned,
-							Min(shared->range_blocks, shared->nblocks - start));
+	pg_atomic_fetch_add_u32(&shared->blocks_scanned, range_length(shared, (uint32) range_no));
 	pg_atomic_fetch_add_u64(&shared->tuples_placed, ws->tuples_placed);
 	ws->tuples_placed = 0;
 	/* shared->ranges_done counts it once its pages are written */
