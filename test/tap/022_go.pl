@@ -26,31 +26,7 @@ ok($go_ok, 'go: ' . (($out =~ /^(.*)$/m)[0] // 'none'))
 my $node = gsst_node('go');
 $node->start;
 
-my @extra = (
-	[ 3001, '日本語のテキストを圧縮する — 東京都千代田区丸の内一丁目' ],
-	[ 3002, 'emoji 🐘🐘 elephant ünïcödé ∑ ≠ ∞' ],
-	[ 3003, '' ],
-	[ 3004, undef ],
-	[ 3005, 'user1000@example.com' ]);
-my $rows = gsst_rows(1, 3000);
-my $load = "CREATE EXTENSION gsst;\n"
-  . "CREATE TABLE t (id int PRIMARY KEY, c text COMPRESSION gsst);\n"
-  . "CREATE TABLE w (id int PRIMARY KEY, c text COMPRESSION gsst);\n"
-  . "COPY t FROM STDIN;\n" . gsst_copy_text($rows) . "\\.\n";
-for my $r (@extra)
-{
-	my $v = defined $r->[1] ? "'$r->[1]'" : 'NULL';
-	$load .= "INSERT INTO t VALUES ($r->[0], $v);\n";
-}
-$load .= "SELECT gsst.compress_table('t');\nCREATE INDEX ON t (c);\nANALYZE t;\n";
-utf8::encode($load);
-$node->safe_psql('postgres', $load);
-cmp_ok($node->safe_psql('postgres', 'SELECT count(*) FROM t WHERE gsst.value_dictionary(c) IS NOT NULL'),
-	'>', 2500, 'most values are encoded');
-
-# the server's md5 of "id:value\n" in id order, as the Go program digests
-my $md5 = $node->safe_psql('postgres',
-	q{SELECT md5(string_agg(id || ':' || coalesce(c::text, '\N') || E'\n', '' ORDER BY id)) FROM t});
+my ($extra, $md5) = gsst_client_tables($node);
 
 # build where the test may write: the module, a build cache and a module
 # cache of its own, no network (the replace in go.mod names Debian's copy)
@@ -78,7 +54,7 @@ is($found{done}, 'yes', 'it ran to the end');
 is($found{read_query}, $md5, 'a query gives every value');
 is($found{"read_prepared_$_"}, $md5, "a prepared statement gives every value (run $_)") for 0 .. 2;
 is($found{scan_any_type}, '[]uint8', 'a scan into interface{} gives []byte');
-is($found{scan_any_value}, $extra[0][1], 'holding the text');
+is($found{scan_any_value}, $extra->[0][1], 'holding the text');
 is($found{lookup_ids}, '3002', 'a string parameter finds the row');
 like($found{lookup_plan}, qr/Index (Only )?Scan using t_c_idx/, "through the index ($found{lookup_plan})");
 like($found{range_plan}, qr/Index (Only )?Scan using t_c_idx/, "a range and ORDER BY too ($found{range_plan})");

@@ -6,10 +6,12 @@ use warnings;
 
 use PostgreSQL::Test::Cluster;
 use Exporter 'import';
+use Encode ();
 use IPC::Run;
+use Test::More;
 
 our @EXPORT = qw(gsst_node gsst_rows gsst_copy_text md5_of_rows gsst_mismatches
-  gsst_table_md5 gsst_dsm_segments gsst_start_psql);
+  gsst_table_md5 gsst_dsm_segments gsst_start_psql gsst_client_tables);
 
 # A UTF-8 cluster with gsst preloaded (unless preload => 0).
 sub gsst_node
@@ -115,6 +117,39 @@ sub gsst_start_psql
 		[ 'psql', '-X', '-At', '-v', 'ON_ERROR_STOP=1', '-d', $node->connstr('postgres'), '-c', $sql ],
 		\$in, \$out, \$err);
 	return ($h, \$out, \$err);
+}
+
+# The client tests' tables: t, 3000 generated rows and the values of
+# @$extra (non-ASCII, empty, NULL), compressed and indexed on c; w, empty,
+# for the client to write into.  Returns $extra and the server's md5 of
+# "id:value\n" of t in id order (NULL as \N), as the clients digest it.
+sub gsst_client_tables
+{
+	my ($node) = @_;
+	# character strings (this file is read as bytes)
+	my @extra = map { [ $_->[0], defined $_->[1] ? Encode::decode('UTF-8', $_->[1]) : undef ] } (
+		[ 3001, '日本語のテキストを圧縮する — 東京都千代田区丸の内一丁目' ],
+		[ 3002, 'emoji 🐘🐘 elephant ünïcödé ∑ ≠ ∞' ],
+		[ 3003, '' ],
+		[ 3004, undef ],
+		[ 3005, 'user1000@example.com' ]);
+	my $load = "CREATE EXTENSION gsst;\n"
+	  . "CREATE TABLE t (id int PRIMARY KEY, c text COMPRESSION gsst);\n"
+	  . "CREATE TABLE w (id int PRIMARY KEY, c text COMPRESSION gsst);\n"
+	  . "COPY t FROM STDIN;\n" . gsst_copy_text(gsst_rows(1, 3000)) . "\\.\n";
+	for my $r (@extra)
+	{
+		my $v = defined $r->[1] ? "'$r->[1]'" : 'NULL';
+		$load .= "INSERT INTO t VALUES ($r->[0], $v);\n";
+	}
+	$load .= "SELECT gsst.compress_table('t');\nCREATE INDEX ON t (c);\nANALYZE t;\n";
+	utf8::encode($load);
+	$node->safe_psql('postgres', $load);
+	cmp_ok($node->safe_psql('postgres', 'SELECT count(*) FROM t WHERE gsst.value_dictionary(c) IS NOT NULL'),
+		'>', 2500, 'most values are encoded');
+	my $md5 = $node->safe_psql('postgres',
+		q{SELECT md5(string_agg(id || ':' || coalesce(c::text, '\N') || E'\n', '' ORDER BY id)) FROM t});
+	return (\@extra, $md5);
 }
 
 1;
