@@ -86,13 +86,20 @@ $(OBJS): $(wildcard src/*/*.h src/*/*/*.h) cuda/gsst_gpu.h
 BUILD_PACKAGES = make gcc libc6-dev postgresql-server-dev-$(PG_MAJOR)
 # the server, TAP's IPC::Run, clang and its runtime for the fuzzers,
 # the Python drivers for the client tests (clients/python), a JDK and
-# pgjdbc for the Java client's, Go and lib/pq for the Go client's, pg_repack
-# for the online rewrite's test
+# pgjdbc for the Java client's, Go and lib/pq for the Go client's (the
+# Node client's: NODE_PACKAGES), pg_repack for the online rewrite's test
 TEST_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR) libipc-run-perl \
                  clang libclang-rt-dev python3-psycopg python3-psycopg2 \
                  python3-asyncpg python3-sqlalchemy postgresql-$(PG_MAJOR)-repack \
                  default-jdk-headless libpostgresql-jdbc-java \
                  golang-go golang-github-lib-pq-dev
+# Debian's nodejs and node-pg for the Node client's test, unless this machine
+# has a nodejs Debian does not carry (NodeSource's): Debian's node-pg, built
+# for Debian's nodejs, cannot go beside it, and test/tap/023_node.pl skips
+# and says why
+NODE_PACKAGES  = $(shell v=$$(dpkg-query -W -f='$${Version}' nodejs 2>/dev/null); \
+                   if [ -z "$$v" ] || apt-cache madison nodejs | grep -qF " $$v "; then \
+                     echo nodejs node-pg; fi)
 DEMO_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR)
 # Citus's build (scripts/citus.sh) needs gssapi, lz4, zstd and ICU headers,
 # and libcurl's where the server was built with it (18)
@@ -129,7 +136,7 @@ endef
         test-regress test-tap test-citus demo demo-run bench-pg matrix deb deb-test deb-matrix
 
 deps-test:
-	$(call apt_install,$(TEST_PACKAGES))
+	$(call apt_install,$(TEST_PACKAGES) $(NODE_PACKAGES))
 deps-demo:
 	$(call apt_install,$(DEMO_PACKAGES))
 deps-deb:
