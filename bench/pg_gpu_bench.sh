@@ -4,8 +4,8 @@
 #
 #   bench/pg_gpu_bench.sh PG_TARBALL [COPIES]
 #
-# PG_TARBALL holds pg/ (a PostgreSQL 15 tree from Debian's packages, with
-# gsst.so and gsst_gpu.so in pg/usr/lib/postgresql/15/lib, and the shared
+# PG_TARBALL holds pg/ (a PostgreSQL tree from Debian's packages, with
+# gsst.so and gsst_gpu.so in pg/usr/lib/postgresql/N/lib, and the shared
 # libraries it needs in pg/libs) and l_comment (dbtext).  The device reaches
 # no registry, so the tree is carried.  The server runs as an unprivileged
 # user (initdb refuses root).

@@ -16,7 +16,8 @@ say() { echo "== [$(( $(date +%s) - START ))s] $*"; }
 
 rm -rf "$ROOT" && mkdir -p "$ROOT" && tar -C "$ROOT" -xzf "$TARBALL" || exit 1
 chmod -R a+rX "$ROOT"
-PGBIN=$ROOT/pg/usr/lib/postgresql/15/bin
+# the one major the bundle holds
+PGBIN=$(ls -d "$ROOT"/pg/usr/lib/postgresql/*/bin | head -n 1)
 export LD_LIBRARY_PATH=$ROOT/pg/libs
 PGUSER_UID=$(id -u nobody)
 PGUSER_GID=$(id -g nobody)
@@ -53,7 +54,7 @@ ${BATCH_REGION:+gsst.batch_region = '$BATCH_REGION'}
 EOF
 as_pg "$PGBIN/pg_ctl" -D "$ROOT/data" -l "$ROOT/sock/server.log" -w start >/dev/null || { cat "$ROOT/sock/server.log"; exit 1; }
 PSQL() { as_pg "$PGBIN/psql" -X -h "$ROOT/sock" -U postgres -d postgres -v ON_ERROR_STOP=1 "$@"; }
-say "server up"
+say "server up: $(PSQL -At -c "SHOW server_version")"
 
 PSQL -x -c "CREATE EXTENSION gsst" -c "SELECT pid, mode, gpu, device, last_error, helper_pid FROM gsst.worker_status"
 
