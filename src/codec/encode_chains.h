@@ -68,6 +68,8 @@ chains_match(const gsst_encoder *enc, uint64_t word)
 	uint32_t	pair_entry = enc->short_code[word & 0xFFFF];
 	uint32_t	long_entry = enc->direct_entry[code];
 
+	GSST_MATERIALIZE(pair_entry);
+	GSST_MATERIALIZE(long_entry);
 	return GSST_UNPREDICTABLE(miss == 0) ? long_entry : pair_entry;
 }
 
@@ -81,7 +83,9 @@ chains_match_near_end(const gsst_encoder *enc, uint64_t word, uint32_t rem)
 	uint32_t	short_entry = rem >= 2 ? enc->short_code[word & 0xFFFF] : enc->byte_entry[word & 0xFF];
 	uint32_t	long_entry = enc->direct_entry[code];
 
-	return miss == 0 ? long_entry : short_entry;
+	GSST_MATERIALIZE(short_entry);
+	GSST_MATERIALIZE(long_entry);
+	return GSST_UNPREDICTABLE(miss == 0) ? long_entry : short_entry;
 }
 
 /* A step with at least 8 bytes left in the segment: its match fits. */

@@ -285,6 +285,10 @@ lane_step(const gsst_encoder *enc, const uint8_t **pp, uint8_t **oo, lane_value 
 
 	memcpy(&long0, entries + at0, 2);
 	memcpy(&long1, entries + at1, 2);
+	GSST_MATERIALIZE(pair_entry);
+	GSST_MATERIALIZE(entry);
+	GSST_MATERIALIZE(long0);
+	GSST_MATERIALIZE(long1);
 	entry = GSST_UNPREDICTABLE(rem >= 2) ? pair_entry : entry;
 	entry = GSST_UNPREDICTABLE(miss1 == 0) ? long1 : entry;
 	entry = GSST_UNPREDICTABLE(miss0 == 0) ? long0 : entry;

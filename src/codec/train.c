@@ -347,6 +347,10 @@ match_step(const train_work *w, const uint8_t *p, uint32_t *record, uint32_t *pr
 
 	memcpy(&long0, entries + at0, 2);
 	memcpy(&long1, entries + at1, 2);
+	GSST_MATERIALIZE(pair);
+	GSST_MATERIALIZE(entry);
+	GSST_MATERIALIZE(long0);
+	GSST_MATERIALIZE(long1);
 	/* no length checks: no symbol reaches past a separator */
 	entry = GSST_UNPREDICTABLE(pair != 0) ? (pair - 1) | 2u << 8 : entry;
 	entry = GSST_UNPREDICTABLE(((word ^ slots[at1]) & slots[at1 + 1]) == 0) ? long1 : entry;
