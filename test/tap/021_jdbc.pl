@@ -29,14 +29,8 @@ $node->start;
 my ($extra, $md5) = gsst_client_tables($node);
 
 my $url = sprintf('jdbc:postgresql://127.0.0.1:%d/postgres?user=%s', $node->port, $ENV{USER} // getpwuid($<));
-($out, $err) = ('', '');
-my $ran = eval {
-	IPC::Run::run([ 'java', '-cp', $jar, 'test/clients/java/GsstJdbc.java', $url ],
-		'>', \$out, '2>', \$err, IPC::Run::timeout(180));
-};
-ok($ran, 'GsstJdbc.java ran') or diag("stdout:\n$out\nstderr:\n$err");
-utf8::decode($out);
-my %found = map { /^([a-z_0-9]+)=(.*)$/ ? ($1, $2) : () } split /\n/, $out;
+my %found = gsst_client_findings('GsstJdbc.java',
+	[ 'java', '-cp', $jar, 'test/clients/java/GsstJdbc.java', $url ], 180);
 
 is($found{done}, 'yes', 'it ran to the end');
 is($found{read_statement}, $md5, 'getString gives every value (simple query)');

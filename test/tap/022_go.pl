@@ -41,14 +41,8 @@ local $ENV{GOPATH} = "$dir/gopath";
 local $ENV{HOME} = $dir;
 my $dsn = sprintf('host=%s port=%d dbname=postgres user=%s sslmode=disable',
 	$node->host, $node->port, $ENV{USER} // getpwuid($<));
-($out, $err) = ('', '');
-my $ran = eval {
-	IPC::Run::run([ 'sh', '-c', 'cd "$1" && exec go run . "$2"', 'go', $dir, $dsn ],
-		'>', \$out, '2>', \$err, IPC::Run::timeout(300));
-};
-ok($ran, 'the Go program ran') or diag("stdout:\n$out\nstderr:\n$err");
-utf8::decode($out);
-my %found = map { /^([a-z_0-9]+)=(.*)$/ ? ($1, $2) : () } split /\n/, $out;
+my %found = gsst_client_findings('the Go program',
+	[ 'sh', '-c', 'cd "$1" && exec go run . "$2"', 'go', $dir, $dsn ], 300);
 
 is($found{done}, 'yes', 'it ran to the end');
 is($found{read_query}, $md5, 'a query gives every value');

@@ -42,14 +42,7 @@ local $ENV{PGHOST} = $node->host;
 local $ENV{PGPORT} = $node->port;
 local $ENV{PGUSER} = $ENV{USER} // getpwuid($<);
 local $ENV{PGDATABASE} = 'postgres';
-($out, $err) = ('', '');
-my $ran = eval {
-	IPC::Run::run([ 'node', 'test/clients/node/gsst_pg.js' ],
-		'>', \$out, '2>', \$err, IPC::Run::timeout(120));
-};
-ok($ran, 'gsst_pg.js ran') or diag("stdout:\n$out\nstderr:\n$err");
-utf8::decode($out);
-my %found = map { /^([a-z_0-9]+)=(.*)$/ ? ($1, $2) : () } split /\n/, $out;
+my %found = gsst_client_findings('gsst_pg.js', [ 'node', 'test/clients/node/gsst_pg.js' ], 120);
 
 is($found{done}, 'yes', 'it ran to the end');
 is($found{read_query}, $md5, 'a query gives every value');

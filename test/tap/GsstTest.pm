@@ -11,7 +11,8 @@ use IPC::Run;
 use Test::More;
 
 our @EXPORT = qw(gsst_node gsst_rows gsst_copy_text md5_of_rows gsst_mismatches
-  gsst_table_md5 gsst_dsm_segments gsst_start_psql gsst_client_tables);
+  gsst_table_md5 gsst_dsm_segments gsst_start_psql gsst_client_tables
+  gsst_client_findings);
 
 # A UTF-8 cluster with gsst preloaded (unless preload => 0).
 sub gsst_node
@@ -150,6 +151,19 @@ sub gsst_client_tables
 	my $md5 = $node->safe_psql('postgres',
 		q{SELECT md5(string_agg(id || ':' || coalesce(c::text, '\N') || E'\n', '' ORDER BY id)) FROM t});
 	return (\@extra, $md5);
+}
+
+# Run a client program (@$cmd, at most $timeout seconds) that prints one
+# "name=value" line per finding; passes if it ran, and returns the findings
+# as character strings.
+sub gsst_client_findings
+{
+	my ($what, $cmd, $timeout) = @_;
+	my ($out, $err) = ('', '');
+	my $ran = eval { IPC::Run::run($cmd, '>', \$out, '2>', \$err, IPC::Run::timeout($timeout)) };
+	ok($ran, "$what ran") or diag("stdout:\n$out\nstderr:\n$err");
+	utf8::decode($out);
+	return map { /^([a-z_0-9]+)=(.*)$/ ? ($1, $2) : () } split /\n/, $out;
 }
 
 1;
