@@ -12,15 +12,10 @@ use utf8;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use IPC::Run;
 use GsstTest;
 
 my $jar = '/usr/share/java/postgresql.jar';
-ok(-f $jar, "pgjdbc at $jar") or diag('install libpostgresql-jdbc-java (make deps-test does)');
-my ($out, $err) = ('', '');
-my $java_ok = eval { IPC::Run::run([ 'java', '-version' ], '>', \$out, '2>', \$err) };
-ok($java_ok, 'java: ' . (($err =~ /^(.*)$/m)[0] // 'none'))
-  or diag('install default-jdk-headless (make deps-test does)');
+gsst_client_needs($jar, 'libpostgresql-jdbc-java', [ 'java', '-version' ], 'default-jdk-headless');
 
 my $node = gsst_node('jdbc');
 $node->append_conf('postgresql.conf', "listen_addresses = '127.0.0.1'");

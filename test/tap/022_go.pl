@@ -13,15 +13,10 @@ use File::Copy;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use IPC::Run;
 use GsstTest;
 
 my $pq = '/usr/share/gocode/src/github.com/lib/pq';
-ok(-f "$pq/conn.go", "lib/pq at $pq") or diag('install golang-github-lib-pq-dev (make deps-test does)');
-my ($out, $err) = ('', '');
-my $go_ok = eval { IPC::Run::run([ 'go', 'version' ], '>', \$out, '2>', \$err) };
-ok($go_ok, 'go: ' . (($out =~ /^(.*)$/m)[0] // 'none'))
-  or diag('install golang-go (make deps-test does)');
+gsst_client_needs("$pq/conn.go", 'golang-github-lib-pq-dev', [ 'go', 'version' ], 'golang-go');
 
 my $node = gsst_node('go');
 $node->start;

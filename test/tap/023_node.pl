@@ -27,11 +27,7 @@ if (!-f $pg)
 	plan skip_all => "node-pg needs Debian's nodejs, and this machine's nodejs $version is not Debian's"
 	  if $version ne '' && index($sources, " $version ") < 0;
 }
-ok(-f $pg, "node-pg at $pg") or diag('install node-pg (make deps-test does)');
-my ($out, $err) = ('', '');
-my $node_ok = eval { IPC::Run::run([ 'node', '--version' ], '>', \$out, '2>', \$err) };
-ok($node_ok, 'node: ' . (($out =~ /^(.*)$/m)[0] // 'none'))
-  or diag('install nodejs (make deps-test does)');
+gsst_client_needs($pg, 'node-pg', [ 'node', '--version' ], 'nodejs');
 
 my $node = gsst_node('node');
 $node->start;

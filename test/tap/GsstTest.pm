@@ -12,7 +12,7 @@ use Test::More;
 
 our @EXPORT = qw(gsst_node gsst_rows gsst_copy_text md5_of_rows gsst_mismatches
   gsst_table_md5 gsst_dsm_segments gsst_start_psql gsst_client_tables
-  gsst_client_findings);
+  gsst_client_findings gsst_client_needs);
 
 # A UTF-8 cluster with gsst preloaded (unless preload => 0).
 sub gsst_node
@@ -164,6 +164,21 @@ sub gsst_client_findings
 	ok($ran, "$what ran") or diag("stdout:\n$out\nstderr:\n$err");
 	utf8::decode($out);
 	return map { /^([a-z_0-9]+)=(.*)$/ ? ($1, $2) : () } split /\n/, $out;
+}
+
+# A client test's dependencies: $file (the driver, as its package installs
+# it) and a tool that answers @$version_cmd; each a test that fails, with
+# the package to install, when it is missing.
+sub gsst_client_needs
+{
+	my ($file, $driver_package, $version_cmd, $tool_package) = @_;
+	my ($out, $err) = ('', '');
+
+	ok(-f $file, "$driver_package: $file") or diag("install $driver_package (make deps-test does)");
+	my $ran = eval { IPC::Run::run($version_cmd, '>', \$out, '2>', \$err) };
+	ok($ran, "$version_cmd->[0]: " . (("$out$err" =~ /^(.*)$/m)[0] // 'none'))
+	  or diag("install $tool_package (make deps-test does)");
+	return;
 }
 
 1;
