@@ -180,13 +180,19 @@ typedef struct WorkerState
 } WorkerState;
 
 /*
- * Blocks a range holds: a quarter of gsst.batch_bytes of heap, so that the
- * ranges spread evenly over the workers even for a table of a few batches.
+ * Blocks a range holds.  A batch never crosses a range, and the GPU's cost
+ * of a batch is mostly fixed, so a range holds as much heap as a batch of
+ * gsst.batch_bytes of text; but no more than an eighth of a worker's
+ * share, so that the ranges still spread evenly over the workers when the
+ * table is a few batches; and at least 64 blocks.
  */
-BlockNumber
-gsst_rewrite_range_blocks(void)
+static BlockNumber
+range_blocks_for(BlockNumber nblocks, int nworkers)
 {
-	return Max(64, (BlockNumber) (gsst_batch_bytes / BLCKSZ / 4));
+	BlockNumber batch = (BlockNumber) (gsst_batch_bytes / BLCKSZ);
+	BlockNumber share = nblocks / ((BlockNumber) Max(nworkers, 1) * 8);
+
+	return Max(64, Min(batch, share));
 }
 
 /*
@@ -625,7 +631,7 @@ gsst_rewrite_parallel(Relation old_heap, Relation new_heap, TransactionId oldest
 					  GsstRewriteProgress progress, void *progress_arg,
 					  GsstParallelResult *result)
 {
-	BlockNumber range_blocks = gsst_rewrite_range_blocks();
+	BlockNumber range_blocks = range_blocks_for(nblocks, nworkers);
 	int			nranges = (int) ((nblocks + range_blocks - 1) / range_blocks);
 	Size		columns_size = mul_size(sizeof(ParallelColumn), Max(ncolumns, 1));
 	Size		counts_size;

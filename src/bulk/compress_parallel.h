@@ -29,7 +29,6 @@ typedef struct GsstParallelResult
 	GsstRewriteCounts counts;	/* the workers', summed */
 } GsstParallelResult;
 
-extern BlockNumber gsst_rewrite_range_blocks(void);
 extern void gsst_rewrite_parallel(Relation old_heap, Relation new_heap,
 								  TransactionId oldest_xmin, TransactionId freeze_xid,
 								  MultiXactId multi_cutoff,
