@@ -184,7 +184,9 @@ typedef struct WorkerState
  * of a batch is mostly fixed, so a range holds as much heap as a batch of
  * gsst.batch_bytes of text; but no more than an eighth of a worker's
  * share, so that the ranges still spread evenly over the workers when the
- * table is a few batches; and at least 64 blocks.
+ * table is a few batches; and at least a quarter of that heap (64 blocks
+ * at the least), so that a table of less than two such ranges is not worth
+ * starting workers for and is rewritten serially.
  */
 static BlockNumber
 range_blocks_for(BlockNumber nblocks, int nworkers)
@@ -192,7 +194,7 @@ range_blocks_for(BlockNumber nblocks, int nworkers)
 	BlockNumber batch = (BlockNumber) (gsst_batch_bytes / BLCKSZ);
 	BlockNumber share = nblocks / ((BlockNumber) Max(nworkers, 1) * 8);
 
-	return Max(64, Min(batch, share));
+	return Max(Max(64, batch / 4), Min(batch, share));
 }
 
 /*
