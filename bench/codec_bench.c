@@ -29,6 +29,8 @@
 
 #include "gsst_codec.h"
 
+#include "bench_clock.h"
+
 /* the codec's switch to its portable decoders (codec_internal.h) */
 extern int	gsst_decode_simd_disabled;
 
@@ -53,15 +55,6 @@ xmalloc(size_t n)
 	if (p == NULL)
 		die("out of memory", "malloc");
 	return p;
-}
-
-static double
-now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double) ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 /* ---- one file of values ---- */
@@ -285,10 +278,10 @@ cmp_double(const void *a, const void *b)
 static int
 calls_per_sample(void (*op) (bench_state *), bench_state *st)
 {
-	double		t0 = now_seconds();
+	double		t0 = bench_now_seconds();
 
 	op(st);
-	double		once = now_seconds() - t0;
+	double		once = bench_now_seconds() - t0;
 
 	return once >= MIN_SAMPLE_SECONDS ? 1 : (int) ceil(MIN_SAMPLE_SECONDS / (once + 1e-9));
 }
@@ -313,11 +306,11 @@ time_op(void (*op) (bench_state *), bench_state *st, int reps, int best)
 
 	for (int r = 0; r < reps; r++)
 	{
-		double		t0 = now_seconds();
+		double		t0 = bench_now_seconds();
 
 		for (int i = 0; i < inner; i++)
 			op(st);
-		samples[r] = (now_seconds() - t0) / inner;
+		samples[r] = (bench_now_seconds() - t0) / inner;
 	}
 	double		median = sorted_median(samples, reps);
 	double		result = best ? samples[0] : median;
@@ -346,10 +339,10 @@ time_op_simd_portable(void (*op) (bench_state *), bench_state *st, int reps,
 
 			gsst_decode_simd_disabled = side;
 			op(st);				/* the other side's warm-up */
-			t0 = now_seconds();
+			t0 = bench_now_seconds();
 			for (int i = 0; i < inner; i++)
 				op(st);
-			samples[side][r] = (now_seconds() - t0) / inner;
+			samples[side][r] = (bench_now_seconds() - t0) / inner;
 		}
 	gsst_decode_simd_disabled = 0;
 	*simd = sorted_median(samples[0], reps);

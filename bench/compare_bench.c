@@ -23,6 +23,8 @@
 
 #include "gsst_codec.h"
 
+#include "bench_clock.h"
+
 #define MAX_VALUES	(1 << 20)
 #define ROUNDS		7
 
@@ -49,15 +51,6 @@ compare_encoded(const void *a, const void *b)
 		exit(1);
 	}
 	return order;
-}
-
-static double
-now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
 static void
@@ -114,13 +107,13 @@ bench_file(const char *path)
 
 		memcpy(sorted, encoded, n * sizeof(Encoded));
 		comparisons = 0;
-		t = now();
+		t = bench_now_seconds();
 		qsort(sorted, n, sizeof(Encoded), compare_encoded);
-		t = (now() - t) / (double) comparisons;
+		t = (bench_now_seconds() - t) / (double) comparisons;
 		if (t < best_sort)
 			best_sort = t;
 
-		t = now();
+		t = bench_now_seconds();
 		for (size_t i = 0; i < n; i++)
 		{
 			size_t		j = (i * 7919) % n;
@@ -129,7 +122,7 @@ bench_file(const char *path)
 			gsst_compare_text_quick(&table, encoded[i].codes, encoded[i].len, values[j], lens[j], &order);
 			sink += order;
 		}
-		t = (now() - t) / (double) n;
+		t = (bench_now_seconds() - t) / (double) n;
 		if (t < best_probe)
 			best_probe = t;
 	}

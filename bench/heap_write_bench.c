@@ -30,6 +30,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_clock.h"
+
 #define PAGE		8192
 #define CHUNK		(1024 * 1024)
 #define PAGES		(CHUNK / PAGE)
@@ -64,15 +66,6 @@ typedef struct Worker
 	int			id;
 	char	   *buf;
 } Worker;
-
-static double
-now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 static void
 write_chunk(const Case *c, int fd, char *buf, uint64_t k)
@@ -162,12 +155,12 @@ run_case(const char *dir, const Case *c, uint64_t total_chunks)
 		workers[t].buf = aligned_alloc(4096, CHUNK);
 		memset(workers[t].buf, 'a' + t % 26, CHUNK);
 	}
-	t0 = now();
+	t0 = bench_now_seconds();
 	for (int t = 0; t < c->threads; t++)
 		pthread_create(&tids[t], NULL, run_worker, &workers[t]);
 	for (int t = 0; t < c->threads; t++)
 		pthread_join(tids[t], NULL);
-	elapsed = now() - t0;
+	elapsed = bench_now_seconds() - t0;
 	for (int f = 0; f < c->files; f++)
 	{
 		close(s.fds[f]);
