@@ -94,12 +94,8 @@ TEST_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR) libipc-run-perl \
                  default-jdk-headless libpostgresql-jdbc-java \
                  golang-go golang-github-lib-pq-dev
 # Debian's nodejs and node-pg for the Node client's test, unless this machine
-# has a nodejs Debian does not carry (NodeSource's): Debian's node-pg, built
-# for Debian's nodejs, cannot go beside it, and test/tap/023_node.pl skips
-# and says why
-NODE_PACKAGES  = $(shell v=$$(dpkg-query -W -f='$${Version}' nodejs 2>/dev/null); \
-                   if [ -z "$$v" ] || apt-cache madison nodejs | grep -qF " $$v "; then \
-                     echo nodejs node-pg; fi)
+# has a nodejs Debian does not carry (test/clients/node/foreign_nodejs.sh)
+NODE_PACKAGES  = $(if $(shell test/clients/node/foreign_nodejs.sh),,nodejs node-pg)
 DEMO_PACKAGES  = $(BUILD_PACKAGES) postgresql-$(PG_MAJOR)
 # Citus's build (scripts/citus.sh) needs gssapi, lz4, zstd and ICU headers,
 # and libcurl's where the server was built with it (18)

@@ -1,8 +1,8 @@
 // gsst_pg.js - what node-postgres (pg), as Debian ships it, does with a gsst
 // column and no setup: run by test/tap/023_node.pl (node gsst_pg.js, the
 // server named by PGHOST, PGPORT, PGUSER and PGDATABASE, against Debian's
-// node-pg).  Prints one "name=value" line per
-// finding; the test compares them with the server's.
+// node-pg).  Prints one "name=value" line per finding; the test compares
+// them with the server's.
 'use strict';
 
 const crypto = require('crypto');
