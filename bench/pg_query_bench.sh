@@ -257,15 +257,7 @@ SQL
 done
 } | tee "$CLUSTER_DIR/results.tsv"
 
-awk -F'\t' '
-NR > 1 && $1 !~ /^#/ {
-	s[$2] += log($5); n[$2]++; all += log($5); m++
-	if (!($2 in worst) || $5 + 0 > worst[$2]) { worst[$2] = $5 + 0; wfile[$2] = $1 }
-}
-END {
-	for (q in s) printf "# geomean %s: %.3fx over %d files, worst %s %.3fx\n", q, exp(s[q] / n[q]), n[q], wfile[q], worst[q]
-	printf "# geomean all: %.3fx over %d measurements\n", exp(all / m), m
-}' "$CLUSTER_DIR/results.tsv" | sort | tee -a "$CLUSTER_DIR/results.tsv"
+awk -f "$ROOT/bench/query_summary.awk" "$CLUSTER_DIR/results.tsv" | sort | tee -a "$CLUSTER_DIR/results.tsv"
 
 cluster_stop
 trap - EXIT
