@@ -12,9 +12,12 @@
 # within one backend; the streams share only the machine.  Then the streams'
 # results are merged into one TSV with bench/query_summary.awk's summary.
 #
-# RUNS, BENCH_CLOCK and QUERIES pass through to pg_query_bench.sh.  Output
-# goes to $OUT (default /tmp/pg_query_device): results.tsv, explain.txt and
-# the streams' logs in streams.log.
+# RUNS, BENCH_CLOCK and QUERIES pass through to pg_query_bench.sh.  With
+# MIXED1M=1 the data sets include mixed1m, made there as bench/README.md
+# says.  STREAM_SECONDS (default 540) stops a stream that runs longer, so
+# that what the others measured still comes back within the device's limit
+# of a call.  Output goes to $OUT (default /tmp/pg_query_device): results.tsv,
+# explain.txt and the streams' logs in streams.log.
 set -euo pipefail
 BUNDLE=${1:?usage: bench/pg_query_device.sh BUNDLE.tgz DATA.tgz STREAMS [data set ...]}
 DATA_TGZ=${2:?usage: bench/pg_query_device.sh BUNDLE.tgz DATA.tgz STREAMS [data set ...]}
@@ -26,6 +29,10 @@ WORK=/tmp/pgquery
 rm -rf "$WORK" && mkdir -p "$WORK/data" "$OUT"
 tar -C "$WORK" -xzf "$BUNDLE" pg
 tar -C "$WORK/data" -xzf "$DATA_TGZ"
+if [ "${MIXED1M:-0}" = 1 ]; then
+	(cd "$WORK/data" && cat $(ls | grep -v -e '\.md$' -e SHA256SUMS) |
+		shuf --random-source=<(yes) | head -n 1000000 >mixed1m)
+fi
 chmod -R a+rX "$WORK"
 PG_BINDIR=$(ls -d "$WORK"/pg/usr/lib/postgresql/*/bin | head -n 1)
 export PG_BINDIR LD_LIBRARY_PATH=$WORK/pg/libs TEST_USER=nobody GSST_DATA_DIR=$WORK/data
@@ -46,20 +53,23 @@ done
 pids=()
 for s in $(seq 0 $((STREAMS - 1))); do
 	[ -n "${SHARE[s]:-}" ] || continue
-	BENCH_DIR=$WORK/stream$s BENCH_PORT=$((5500 + s)) \
-		"$ROOT/bench/pg_query_bench.sh" ${SHARE[s]} >"$OUT/stream$s.tsv" 2>"$OUT/stream$s.log" &
+	BENCH_DIR=$WORK/stream$s BENCH_PORT=$((5500 + s)) timeout "${STREAM_SECONDS:-540}" \
+		"$ROOT/bench/pg_query_bench.sh" ${SHARE[s]} >"$WORK/stream$s.tsv" 2>"$WORK/stream$s.log" &
 	pids+=($!)
 done
 failed=0
 for p in "${pids[@]}"; do wait "$p" || failed=1; done
-for log in "$OUT"/stream[0-9]*.log; do echo "== $log"; cat "$log"; done >"$OUT/streams.log"
-rm -f "$OUT"/stream[0-9]*.log
-[ "$failed" = 0 ] || { echo "a stream failed:" >&2; grep -i -e error -e fatal "$OUT/streams.log" | head >&2; exit 1; }
+for s in $(seq 0 $((STREAMS - 1))); do
+	[ -f "$WORK/stream$s.log" ] || continue
+	echo "== stream $s:${SHARE[s]}"
+	cat "$WORK/stream$s.log"
+done >"$OUT/streams.log"
+[ "$failed" = 0 ] || { echo "a stream failed or ran out of time (streams.log); merging what was measured" >&2; grep -i -e error -e fatal "$OUT/streams.log" | head >&2; }
 
 {
 	printf 'file\tquery\ttext_ms\tgsst_ms\tgsst_vs_text\n'
-	cat "$OUT"/stream*.tsv | grep -v -e '^file' -e '^#' | sort
+	cat "$WORK"/stream*.tsv | grep -v -e '^file' -e '^#' | sort
 } >"$OUT/results.tsv"
 awk -f "$ROOT/bench/query_summary.awk" "$OUT/results.tsv" | sort | tee -a "$OUT/results.tsv"
 cat "$WORK"/stream*/explain.txt >"$OUT/explain.txt" 2>/dev/null || true
-rm -f "$OUT"/stream*.tsv
+exit "$failed"
