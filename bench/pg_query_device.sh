@@ -30,8 +30,10 @@ rm -rf "$WORK" && mkdir -p "$WORK/data" "$OUT"
 tar -C "$WORK" -xzf "$BUNDLE" pg
 tar -C "$WORK/data" -xzf "$DATA_TGZ"
 if [ "${MIXED1M:-0}" = 1 ]; then
-	(cd "$WORK/data" && cat $(ls | grep -v -e '\.md$' -e SHA256SUMS) |
+	# head closes the pipe on shuf: not a failure here
+	(cd "$WORK/data" && set +o pipefail && cat $(ls | grep -v -e '\.md$' -e SHA256SUMS) |
 		shuf --random-source=<(yes) | head -n 1000000 >mixed1m)
+	[ "$(wc -l <"$WORK/data/mixed1m")" = 1000000 ] || { echo "mixed1m: not a million lines" >&2; exit 1; }
 fi
 chmod -R a+rX "$WORK"
 PG_BINDIR=$(ls -d "$WORK"/pg/usr/lib/postgresql/*/bin | head -n 1)
