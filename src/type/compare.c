@@ -39,12 +39,16 @@
  */
 #include "type/type.h"
 
+#include <math.h>
+
 #include "catalog/pg_collation.h"
 #include "catalog/pg_type.h"
 #include "common/hashfn.h"
+#include "lib/hyperloglog.h"
 #include "port/pg_bswap.h"
 #include "nodes/primnodes.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/sortsupport.h"
@@ -989,21 +993,49 @@ gsst_cmp_c(Datum x, Datum y, SortSupport ssup)
 	return result;
 }
 
+/*
+ * Under C, how many distinct abbreviated keys and stored payloads a sort
+ * has seen (the payload's hash stands for the value's: equal text encoded
+ * by two dictionaries counts twice, which only overstates the values).
+ */
+typedef struct GsstAbbrevCard
+{
+	bool		counting;		/* until the keys are judged for good */
+	hyperLogLogState abbrev;
+	hyperLogLogState full;
+} GsstAbbrevCard;
+
+/* Keys are judged on the first this many values; then counting stops. */
+#define ABBREV_JUDGED_BY	10000
+
 static Datum
 gsst_abbrev_convert_c(Datum original, SortSupport ssup)
 {
+	GsstAbbrevCard *card = (GsstAbbrevCard *) ssup->ssup_extra;
 	struct varlena *v = gsst_detoast_packed(original);
 	GsstView	view;
 	uint8		prefix[sizeof(Datum) + GSST_MAX_SYMBOL_LEN];
 	const uint8 *bytes;
 	Size		len;
 	Datum		res = (Datum) 0;
+	uint64		folded;
 
 	gsst_value_view(v, &view);
 	bytes = gsst_view_prefix(&view, sizeof(Datum), prefix, &len);
 	memcpy(&res, bytes, Min(len, sizeof(Datum)));
+	res = DatumBigEndianToNative(res);
+
+	if (card->counting)
+	{
+		folded = (uint64) res;
+		addHyperLogLog(&card->abbrev,
+					   DatumGetUInt32(hash_uint32((uint32) (folded ^ (folded >> 32)))));
+		addHyperLogLog(&card->full,
+					   DatumGetUInt32(hash_any((const unsigned char *) VARDATA_ANY(v),
+											   (int) VARSIZE_ANY_EXHDR(v))));
+	}
 	FREE_IF_COPY_DATUM(v, original);
-	return DatumBigEndianToNative(res);
+	return res;
 }
 
 /*
@@ -1011,13 +1043,47 @@ gsst_abbrev_convert_c(Datum original, SortSupport ssup)
  * (varstr_abbrev_abort), because its full comparison is a memcmp.  Here a
  * full comparison decodes, so keys that settle even a part of the
  * comparisons pay for themselves: text's rule made sorts of values with
- * few distinct 8-byte prefixes (dbtext's genome) much slower, and gained
- * nothing measurable where all keys are equal.
+ * few distinct 8-byte prefixes (dbtext's genome) much slower.  But when
+ * nearly all keys are equal (every value starting "Customer", or one of a
+ * few dozen URL schemes and hosts), a comparison costs the key's, the
+ * tuple's deforming for the value and the full comparison, for almost
+ * nothing settled.  Comparisons between values of k distinct keys among n
+ * settle about log k / log n of the way down a sort; below k = n^0.4 the
+ * ties cost more than the keys save.  Judged on the first values only,
+ * since the hashing costs about a tenth of a sort of values that keep
+ * their keys.
  */
 static bool
-gsst_abbrev_abort_never(int memtupcount, SortSupport ssup)
+gsst_abbrev_abort_c(int memtupcount, SortSupport ssup)
 {
-	return false;
+	GsstAbbrevCard *card = (GsstAbbrevCard *) ssup->ssup_extra;
+	double		abbrev_distinct;
+	double		key_distinct;
+
+	if (!card->counting || memtupcount < 100)
+		return false;
+	abbrev_distinct = Max(estimateHyperLogLog(&card->abbrev), 1.0);
+	key_distinct = Max(estimateHyperLogLog(&card->full), 1.0);
+	if (abbrev_distinct >= pow(key_distinct, 0.4))
+	{
+		/* judged for good: hashing every value would cost more than it tells */
+		if (memtupcount >= ABBREV_JUDGED_BY)
+		{
+			card->counting = false;
+			freeHyperLogLog(&card->abbrev);
+			freeHyperLogLog(&card->full);
+		}
+		return false;
+	}
+#ifdef TRACE_SORT
+	if (trace_sort)
+		elog(LOG, "gsst: abbreviated keys given up after %d values: %.0f distinct keys among %.0f distinct values",
+			 memtupcount, abbrev_distinct, key_distinct);
+#endif
+	card->counting = false;
+	freeHyperLogLog(&card->abbrev);
+	freeHyperLogLog(&card->full);
+	return true;
 }
 
 /* A value as a text datum, decoded into buf when encoded. */
@@ -1090,9 +1156,18 @@ gsst_sortsupport(PG_FUNCTION_ARGS)
 		ssup->comparator = gsst_cmp_c;
 		if (ssup->abbreviate)
 		{
+			GsstAbbrevCard *card;
+
+			old = MemoryContextSwitchTo(ssup->ssup_cxt);
+			card = palloc(sizeof(GsstAbbrevCard));
+			card->counting = true;
+			initHyperLogLog(&card->abbrev, 10);
+			initHyperLogLog(&card->full, 10);
+			MemoryContextSwitchTo(old);
+			ssup->ssup_extra = card;
 			ssup->comparator = ssup_datum_unsigned_cmp;
 			ssup->abbrev_converter = gsst_abbrev_convert_c;
-			ssup->abbrev_abort = gsst_abbrev_abort_never;
+			ssup->abbrev_abort = gsst_abbrev_abort_c;
 			ssup->abbrev_full_comparator = gsst_cmp_c;
 		}
 		PG_RETURN_VOID();

@@ -280,3 +280,38 @@ WHERE (SELECT count(*) FROM cp_ins WHERE c >= p AND c < p || 'zz') <>
 RESET enable_seqscan;
 RESET enable_bitmapscan;
 RESET enable_sort;
+
+-- Values that all share their first 8 bytes, and values of a few dozen
+-- 8-byte prefixes: their abbreviated keys settle almost nothing, so sorts
+-- give them up and compare in full.  The order is still text's, in a
+-- full sort, a merge join's sorts and a btree build.
+CREATE TABLE cp_prefix (id serial PRIMARY KEY, c text COMPRESSION gsst);
+INSERT INTO cp_prefix (c)
+SELECT 'Customer#' || lpad(((i * 7919) % 6000)::text, 9, '0') FROM generate_series(1, 6000) i;
+INSERT INTO cp_prefix (c)
+SELECT 'https://' || (ARRAY['www.', 'en.', 'de.', 'api.', 'news.'])[1 + i % 5]
+       || substr(md5(i::text), 1, 2 + i % 20) FROM generate_series(1, 6000) i;
+SELECT gsst.train('cp_prefix', 'c') > 0 AS trained;
+SET client_min_messages = warning;
+SELECT gsst.compress_table('cp_prefix') > 0 AS recoded;
+RESET client_min_messages;
+CREATE TABLE cp_prefix_t AS SELECT id, c::text AS c FROM cp_prefix;
+SELECT count(*) FILTER (WHERE gsst.value_dictionary(c) IS NOT NULL) > 11000 AS encoded FROM cp_prefix;
+SELECT (SELECT array_agg(c::text ORDER BY c, id) FROM cp_prefix WHERE c LIKE 'Customer#%')
+       = (SELECT array_agg(c ORDER BY c COLLATE "C", id) FROM cp_prefix_t WHERE c LIKE 'Customer#%') AS one_prefix_sorted,
+       (SELECT array_agg(c::text ORDER BY c, id) FROM cp_prefix)
+       = (SELECT array_agg(c ORDER BY c COLLATE "C", id) FROM cp_prefix_t) AS few_prefixes_sorted;
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SELECT (SELECT count(*) FROM cp_prefix a JOIN cp_prefix b ON a.c = b.c)
+       = (SELECT count(*) FROM cp_prefix_t a JOIN cp_prefix_t b ON a.c = b.c COLLATE "C") AS merge_join_same;
+RESET enable_hashjoin;
+RESET enable_nestloop;
+CREATE INDEX cp_prefix_c ON cp_prefix (c);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT cp_plan('SELECT c FROM cp_prefix ORDER BY c', 'Index Only Scan using cp_prefix_c') AS prefix_index_order;
+SELECT (SELECT array_agg(c::text ORDER BY c) FROM (SELECT c FROM cp_prefix ORDER BY c) s)
+       = (SELECT array_agg(c ORDER BY c COLLATE "C") FROM cp_prefix_t) AS prefix_index_built;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
