@@ -107,6 +107,16 @@ static int	created_count = 0;	/* entries with created = true */
  */
 static DictEntry *last_entry = NULL;
 
+/* Its id and table, for gsst_dict_table_quick (dict.h). */
+GsstDictLast gsst_dict_last = {0, NULL};
+
+static inline void
+forget_last_entry(void)
+{
+	last_entry = NULL;
+	gsst_dict_last.table = NULL;
+}
+
 /* The family encoded last and its current entry, likewise. */
 static int32 last_family = 0;
 static DictEntry *last_family_entry = NULL;
@@ -141,7 +151,7 @@ flush_dict_hash(void)
 	HASH_SEQ_STATUS status;
 	DictEntry  *e;
 
-	last_entry = NULL;
+	forget_last_entry();
 	last_family_entry = NULL;
 
 	hash_seq_init(&status, dict_hash);
@@ -158,7 +168,7 @@ relcache_callback(Datum arg, Oid relid)
 	if (!OidIsValid(relid) || relid == dict_hash_relid)
 	{
 		family_hash_stale = true;
-		last_entry = NULL;
+		forget_last_entry();
 		last_family_entry = NULL;
 	}
 }
@@ -394,7 +404,11 @@ const gsst_table *
 gsst_dict_table(uint32 id)
 {
 	if (last_entry == NULL || last_entry->id != id)
+	{
 		last_entry = lookup_dict(id, false);
+		gsst_dict_last.id = id;
+		gsst_dict_last.table = &last_entry->table;
+	}
 	return &last_entry->table;
 }
 
@@ -1016,7 +1030,7 @@ settle_created(bool keep)
 
 	if (created_count == 0 || dict_hash == NULL)
 		return;
-	last_entry = NULL;
+	forget_last_entry();
 	last_family_entry = NULL;
 	hash_seq_init(&status, dict_hash);
 	while ((e = hash_seq_search(&status)) != NULL)

@@ -45,6 +45,28 @@ extern bool gsst_extension_changed_here(void);
 /* dict.c: the dictionaries table and its cache */
 extern void gsst_dict_init(void);
 extern const gsst_table *gsst_dict_table(uint32 id);
+
+/*
+ * The id and table gsst_dict_table returned last (table NULL once the
+ * cache could have dropped it), so that comparisons of a run of values of
+ * one dictionary find its table without a call.
+ */
+typedef struct GsstDictLast
+{
+	uint32		id;
+	const gsst_table *table;
+} GsstDictLast;
+
+extern GsstDictLast gsst_dict_last;
+
+static inline const gsst_table *
+gsst_dict_table_quick(uint32 id)
+{
+	if (likely(gsst_dict_last.table != NULL && gsst_dict_last.id == id))
+		return gsst_dict_last.table;
+	return gsst_dict_table(id);
+}
+
 extern const gsst_table *gsst_dict_find(uint32 id, int32 *family);
 extern const gsst_encoder *gsst_family_encoder(int32 family, uint32 *table_id);
 extern const gsst_encoder *gsst_dict_encoder(uint32 id);

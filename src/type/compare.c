@@ -582,6 +582,47 @@ header_quick(const uint8 *p, Size n, uint32 *id)
 	return 0;
 }
 
+/*
+ * The commonest comparison of all, taken first: two values in line with
+ * 1-byte varlena headers, both encoded with one dictionary whose id fits
+ * a datum header of 2 or 3 bytes (the same header bytes; header_quick's
+ * forms).  False for anything else, compressed values and TOAST pointers
+ * included, and for bad codes.
+ */
+static pg_attribute_always_inline bool
+order_c_one_dictionary(const struct varlena *a, const struct varlena *b, int *order)
+{
+	const uint8 *pa = (const uint8 *) a + VARHDRSZ_SHORT;
+	const uint8 *pb = (const uint8 *) b + VARHDRSZ_SHORT;
+	Size		na;
+	Size		nb;
+	uint32		id;
+	int			hlen;
+
+	/* tested together, without a branch each */
+	if ((!VARATT_IS_1B(a) | VARATT_IS_1B_E(a) | !VARATT_IS_1B(b) | VARATT_IS_1B_E(b)) != 0)
+		return false;
+	na = VARSIZE_1B(a) - VARHDRSZ_SHORT;
+	nb = VARSIZE_1B(b) - VARHDRSZ_SHORT;
+	if (((na < 2) | (nb < 2)) != 0 ||
+		((pa[0] | pb[0]) != 0) | (pa[1] != pb[1]) | ((pa[1] & 3) != GSST_DATUM_VERSION - 1))
+		return false;
+	if (pa[1] < 0x80)
+	{
+		id = pa[1] >> 2;
+		hlen = 2;
+	}
+	else
+	{
+		if (na < 3 || nb < 3 || pa[2] != pb[2] || pa[2] == 0 || pa[2] >= 0x80)
+			return false;
+		id = ((uint32) (pa[1] & 0x7F) | (uint32) pa[2] << 7) >> 2;
+		hlen = 3;
+	}
+	return gsst_compare_codes_quick(gsst_dict_table_quick(id), pa + hlen, na - hlen,
+									pb + hlen, nb - hlen, order);
+}
+
 static pg_attribute_always_inline int
 order_c(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gsst)
 {
@@ -597,6 +638,8 @@ order_c(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gs
 	int			hb;
 	int			order;
 
+	if (a_gsst && b_gsst && order_c_one_dictionary(a, b, &order))
+		return order;
 	if (raw_a && raw_b)
 	{
 		int			c = memcmp(pa, pb, Min(na, nb));
@@ -981,8 +1024,9 @@ typedef struct GsstSortState
 #define FREE_IF_COPY_DATUM(v, d) \
 	do { if ((Pointer) (v) != DatumGetPointer(d)) pfree(v); } while (0)
 
-static int
-gsst_cmp_c(Datum x, Datum y, SortSupport ssup)
+/* gsst_cmp_c's other cases, out of line so that its usual one stays small */
+static pg_noinline int
+gsst_cmp_c_rest(Datum x, Datum y)
 {
 	struct varlena *vx = gsst_detoast_packed(x);
 	struct varlena *vy = gsst_detoast_packed(y);
@@ -991,6 +1035,17 @@ gsst_cmp_c(Datum x, Datum y, SortSupport ssup)
 	FREE_IF_COPY_DATUM(vx, x);
 	FREE_IF_COPY_DATUM(vy, y);
 	return result;
+}
+
+static int
+gsst_cmp_c(Datum x, Datum y, SortSupport ssup)
+{
+	int			result;
+
+	if (order_c_one_dictionary((const struct varlena *) DatumGetPointer(x),
+							   (const struct varlena *) DatumGetPointer(y), &result))
+		return result;
+	return gsst_cmp_c_rest(x, y);
 }
 
 /*
