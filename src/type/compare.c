@@ -624,7 +624,7 @@ order_c_one_dictionary(const struct varlena *a, const struct varlena *b, int *or
 }
 
 static pg_attribute_always_inline int
-order_c(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gsst)
+order_c_general(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gsst)
 {
 	const uint8 *pa = (const uint8 *) VARDATA_ANY(a);
 	const uint8 *pb = (const uint8 *) VARDATA_ANY(b);
@@ -638,8 +638,6 @@ order_c(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gs
 	int			hb;
 	int			order;
 
-	if (a_gsst && b_gsst && order_c_one_dictionary(a, b, &order))
-		return order;
 	if (raw_a && raw_b)
 	{
 		int			c = memcmp(pa, pb, Min(na, nb));
@@ -671,6 +669,17 @@ order_c(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gs
 		return -order;
 	/* errors, longer headers, two dictionaries */
 	return order_c_rest(a, a_gsst, b, b_gsst);
+}
+
+/* Byte order under C: order_c_one_dictionary's case first, then the rest. */
+static pg_attribute_always_inline int
+order_c(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gsst)
+{
+	int			order;
+
+	if (a_gsst && b_gsst && order_c_one_dictionary(a, b, &order))
+		return order;
+	return order_c_general(a, a_gsst, b, b_gsst);
 }
 
 static bool
@@ -867,10 +876,16 @@ values_order(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
 	const struct varlena *a = (const struct varlena *) DatumGetPointer(PG_GETARG_DATUM(0));
 	const struct varlena *b = (const struct varlena *) DatumGetPointer(PG_GETARG_DATUM(1));
 
-	if (st != NULL && st->collate_c && st->collid == PG_GET_COLLATION() &&
-		!VARATT_IS_COMPRESSED(a) && !VARATT_IS_EXTERNAL(a) &&
-		!VARATT_IS_COMPRESSED(b) && !VARATT_IS_EXTERNAL(b))
-		return order_c(a, left_gsst, b, right_gsst);
+	if (st != NULL && st->collate_c && st->collid == PG_GET_COLLATION())
+	{
+		int			order;
+
+		if (left_gsst && right_gsst && order_c_one_dictionary(a, b, &order))
+			return order;
+		if (!VARATT_IS_COMPRESSED(a) && !VARATT_IS_EXTERNAL(a) &&
+			!VARATT_IS_COMPRESSED(b) && !VARATT_IS_EXTERNAL(b))
+			return order_c_general(a, left_gsst, b, right_gsst);
+	}
 	return values_order_full(fcinfo, left_gsst, right_gsst);
 }
 
