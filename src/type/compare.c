@@ -671,6 +671,44 @@ order_c_general(const struct varlena *a, bool a_gsst, const struct varlena *b, b
 	return order_c_rest(a, a_gsst, b, b_gsst);
 }
 
+/* Room for the text of any value in a 1-byte varlena: 126 codes of 8 bytes. */
+#define SHORT_DECODED_CAP	(126 * GSST_MAX_SYMBOL_LEN)
+
+/*
+ * The bytes of a gsst value in line with a 1-byte varlena header: the
+ * payload of a raw one, or an encoded one's (header_quick's forms)
+ * decoded into buf, which holds SHORT_DECODED_CAP bytes.  False for any
+ * other, and for bad codes, which the general paths report.
+ */
+static pg_attribute_always_inline bool
+short_value_bytes(const struct varlena *v, uint8 *buf, const uint8 **bytes, Size *len)
+{
+	const uint8 *p = (const uint8 *) v + VARHDRSZ_SHORT;
+	Size		n;
+	uint32		id;
+	int			hlen;
+	int64		decoded;
+
+	if (!VARATT_IS_1B(v) || VARATT_IS_1B_E(v))
+		return false;
+	n = VARSIZE_1B(v) - VARHDRSZ_SHORT;
+	if (n == 0 || p[0] != 0)
+	{
+		*bytes = p;
+		*len = n;
+		return true;
+	}
+	if ((hlen = header_quick(p, n, &id)) == 0)
+		return false;
+	decoded = gsst_decode_value(gsst_dict_table_quick(id), p + hlen, n - hlen,
+								buf, (n - hlen) * GSST_MAX_SYMBOL_LEN);
+	if (decoded < 0)
+		return false;
+	*bytes = buf;
+	*len = (Size) decoded;
+	return true;
+}
+
 /* Byte order under C: order_c_one_dictionary's case first, then the rest. */
 static pg_attribute_always_inline int
 order_c(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gsst)
@@ -813,10 +851,41 @@ probe_equal_fast(CompareState *st, FunctionCallInfo fcinfo, bool value_gsst)
 	return raw | header ? EQ_NO : EQ_DECODE;
 }
 
+/*
+ * A gsst value against a text value, neither a constant (a hash join's
+ * test after the hashes matched, a join filter), under a deterministic
+ * collation: a short value decoded on the stack and compared, without the
+ * calls and buffers of the general path.
+ */
+static pg_attribute_always_inline int
+gsst_text_equal_short(const struct varlena *g, const struct varlena *t)
+{
+	uint8		buf[SHORT_DECODED_CAP];
+	const uint8 *bytes;
+	Size		len;
+
+	if (VARATT_IS_COMPRESSED(t) || VARATT_IS_EXTERNAL(t) ||
+		!short_value_bytes(g, buf, &bytes, &len))
+		return EQ_DECODE;
+	return len == VARSIZE_ANY_EXHDR(t) && memcmp(bytes, VARDATA_ANY(t), len) == 0
+		? EQ_YES : EQ_NO;
+}
+
 static pg_attribute_always_inline bool
 values_equal(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
 {
 	CompareState *st = fcinfo->flinfo ? (CompareState *) fcinfo->flinfo->fn_extra : NULL;
+
+	if (left_gsst != right_gsst && st != NULL && st->probe_arg < 0 && st->deterministic &&
+		st->collid == PG_GET_COLLATION())
+	{
+		const struct varlena *l = (const struct varlena *) DatumGetPointer(PG_GETARG_DATUM(0));
+		const struct varlena *r = (const struct varlena *) DatumGetPointer(PG_GETARG_DATUM(1));
+		int			eq = left_gsst ? gsst_text_equal_short(l, r) : gsst_text_equal_short(r, l);
+
+		if (eq != EQ_DECODE)
+			return eq == EQ_YES;
+	}
 
 	/* the probes of this call site, under the collation they were made for */
 	if (st != NULL && st->nprobes > 0 && st->deterministic &&
@@ -970,8 +1039,31 @@ GSST_CMP_FN(text_gsst_cmp, false, true)
  * where they lie (a raw value) or in a reused buffer; other collations go
  * through hashtext itself.
  */
+static Datum hash_value_full(FunctionCallInfo fcinfo, bool extended);
+
 static Datum
 hash_value(FunctionCallInfo fcinfo, bool extended)
+{
+	CompareState *st = fcinfo->flinfo ? (CompareState *) fcinfo->flinfo->fn_extra : NULL;
+
+	/* a short value decoded on the stack (see gsst_text_equal_short) */
+	if (st != NULL && st->deterministic && st->collid == PG_GET_COLLATION())
+	{
+		uint8		buf[SHORT_DECODED_CAP];
+		const uint8 *bytes;
+		Size		len;
+
+		if (short_value_bytes((const struct varlena *) DatumGetPointer(PG_GETARG_DATUM(0)),
+							  buf, &bytes, &len))
+			return extended
+				? hash_any_extended(bytes, (int) len, PG_GETARG_INT64(1))
+				: hash_any(bytes, (int) len);
+	}
+	return hash_value_full(fcinfo, extended);
+}
+
+static pg_noinline Datum
+hash_value_full(FunctionCallInfo fcinfo, bool extended)
 {
 	CompareState *st = compare_state(fcinfo, false);
 	GsstBuffer	local = GSST_BUFFER_INIT;
