@@ -404,12 +404,12 @@ gsst_compare_codes_quick(const gsst_table *table, const uint8_t *a, size_t a_len
 			}
 		}
 		m = la < lb ? la : lb;
-		d = (sa ^ sb) & (m == 8 ? ~0ull : (1ull << (8 * m)) - 1);
-		if (d != 0)
+		/* the low m bytes (m is 1 to 8) */
+		d = ~0ull >> (8 * (8 - m));
+		if (((sa ^ sb) & d) != 0)
 		{
-			unsigned	at = (unsigned) __builtin_ctzll(d) & ~7u;
-
-			*order = ((sa >> at) & 0xFF) < ((sb >> at) & 0xFF)
+			/* the first differing byte decides: the first byte is the lowest */
+			*order = __builtin_bswap64(sa & d) < __builtin_bswap64(sb & d)
 				? GSST_ORDER_LESS : GSST_ORDER_GREATER;
 			return 1;
 		}
