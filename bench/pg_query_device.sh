@@ -13,6 +13,8 @@
 # results are merged into one TSV with bench/query_summary.awk's summary.
 #
 # RUNS, BENCH_CLOCK and QUERIES pass through to pg_query_bench.sh.  With
+# OVERLAY=TARBALL, gsst's files from another build (a tarball of pg/, made
+# by make install DESTDIR=.../pg) replace the bundle's, to compare builds.  With
 # MIXED1M=1 the data sets include mixed1m, made there as bench/README.md
 # says.  STREAM_SECONDS (default 540) stops a stream that runs longer, so
 # that what the others measured still comes back within the device's limit
@@ -28,6 +30,8 @@ OUT=${OUT:-/tmp/pg_query_device}
 WORK=/tmp/pgquery
 rm -rf "$WORK" && mkdir -p "$WORK/data" "$OUT"
 tar -C "$WORK" -xzf "$BUNDLE" pg
+# another build of gsst over the bundle's (pg/... as make install DESTDIR puts it)
+if [ -n "${OVERLAY:-}" ]; then tar -C "$WORK" -xzf "$OVERLAY"; fi
 tar -C "$WORK/data" -xzf "$DATA_TGZ"
 if [ "${MIXED1M:-0}" = 1 ]; then
 	# head closes the pipe on shuf: not a failure here
