@@ -583,19 +583,21 @@ header_quick(const uint8 *p, Size n, uint32 *id)
 }
 
 /*
- * The commonest comparison of all, taken first: two values in line with
- * 1-byte varlena headers, both encoded with one dictionary whose id fits
- * a datum header of 2 or 3 bytes (the same header bytes; header_quick's
- * forms).  False for anything else, compressed values and TOAST pointers
- * included, and for bad codes.
+ * The commonest comparisons of all, taken first: two gsst values in line
+ * with 1-byte varlena headers, both raw, both encoded with one dictionary
+ * (the same header bytes), or one of each, with datum headers of 2 or 3
+ * bytes (header_quick's forms).  False for anything else, compressed
+ * values and TOAST pointers included, and for bad codes.
  */
 static pg_attribute_always_inline bool
-order_c_one_dictionary(const struct varlena *a, const struct varlena *b, int *order)
+order_c_short(const struct varlena *a, const struct varlena *b, int *order)
 {
 	const uint8 *pa = (const uint8 *) a + VARHDRSZ_SHORT;
 	const uint8 *pb = (const uint8 *) b + VARHDRSZ_SHORT;
 	Size		na;
 	Size		nb;
+	bool		raw_a;
+	bool		raw_b;
 	uint32		id;
 	int			hlen;
 
@@ -604,8 +606,34 @@ order_c_one_dictionary(const struct varlena *a, const struct varlena *b, int *or
 		return false;
 	na = VARSIZE_1B(a) - VARHDRSZ_SHORT;
 	nb = VARSIZE_1B(b) - VARHDRSZ_SHORT;
+	raw_a = na == 0 || pa[0] != 0;
+	raw_b = nb == 0 || pb[0] != 0;
+	if (raw_a && raw_b)
+	{
+		int			c = memcmp(pa, pb, Min(na, nb));
+
+		*order = c != 0 ? c : (na > nb) - (na < nb);
+		return true;
+	}
+	if (raw_b)
+	{
+		/* codes against a raw value */
+		return (hlen = header_quick(pa, na, &id)) != 0 &&
+			gsst_compare_text_quick(gsst_dict_table_quick(id), pa + hlen, na - hlen,
+									pb, nb, order);
+	}
+	if (raw_a)
+	{
+		if ((hlen = header_quick(pb, nb, &id)) == 0 ||
+			!gsst_compare_text_quick(gsst_dict_table_quick(id), pb + hlen, nb - hlen,
+									 pa, na, order))
+			return false;
+		*order = -*order;
+		return true;
+	}
+	/* both encoded: one dictionary when the header bytes are the same */
 	if (((na < 2) | (nb < 2)) != 0 ||
-		((pa[0] | pb[0]) != 0) | (pa[1] != pb[1]) | ((pa[1] & 3) != GSST_DATUM_VERSION - 1))
+		(pa[1] != pb[1]) | ((pa[1] & 3) != GSST_DATUM_VERSION - 1))
 		return false;
 	if (pa[1] < 0x80)
 	{
@@ -709,13 +737,13 @@ short_value_bytes(const struct varlena *v, uint8 *buf, const uint8 **bytes, Size
 	return true;
 }
 
-/* Byte order under C: order_c_one_dictionary's case first, then the rest. */
+/* Byte order under C: order_c_short's cases first, then the rest. */
 static pg_attribute_always_inline int
 order_c(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gsst)
 {
 	int			order;
 
-	if (a_gsst && b_gsst && order_c_one_dictionary(a, b, &order))
+	if (a_gsst && b_gsst && order_c_short(a, b, &order))
 		return order;
 	return order_c_general(a, a_gsst, b, b_gsst);
 }
@@ -949,7 +977,7 @@ values_order(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
 	{
 		int			order;
 
-		if (left_gsst && right_gsst && order_c_one_dictionary(a, b, &order))
+		if (left_gsst && right_gsst && order_c_short(a, b, &order))
 			return order;
 		if (!VARATT_IS_COMPRESSED(a) && !VARATT_IS_EXTERNAL(a) &&
 			!VARATT_IS_COMPRESSED(b) && !VARATT_IS_EXTERNAL(b))
@@ -1149,7 +1177,7 @@ gsst_cmp_c(Datum x, Datum y, SortSupport ssup)
 {
 	int			result;
 
-	if (order_c_one_dictionary((const struct varlena *) DatumGetPointer(x),
+	if (order_c_short((const struct varlena *) DatumGetPointer(x),
 							   (const struct varlena *) DatumGetPointer(y), &result))
 		return result;
 	return gsst_cmp_c_rest(x, y);
