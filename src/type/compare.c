@@ -1265,7 +1265,8 @@ gsst_abbrev_abort_c(int memtupcount, SortSupport ssup)
 		}
 		return false;
 	}
-#ifdef TRACE_SORT
+#if defined(TRACE_SORT) || PG_VERSION_NUM >= 180000
+	/* 18 always has trace_sort, and no longer defines TRACE_SORT */
 	if (trace_sort)
 		elog(LOG, "gsst: abbreviated keys given up after %d values: %.0f distinct keys among %.0f distinct values",
 			 memtupcount, abbrev_distinct, key_distinct);
