@@ -273,6 +273,201 @@ int			gsst_compare_codes(const gsst_table *ta, const uint8_t *a, size_t a_len,
 							   int *order);
 
 /*
+ * The first 8 codes of a sequence as a little-endian word, zero past its
+ * end, read without reading outside the sequence and the `before`
+ * readable bytes that precede it (a caller's headers), when it has 8 codes
+ * or more or these make up 4 bytes.  Returns 0 otherwise.
+ */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int
+gsst_codes_word(const uint8_t *p, size_t len, size_t before, uint64_t *word)
+{
+	uint64_t	w;
+
+	if (len >= 8)
+	{
+		memcpy(&w, p, 8);
+		*word = w;
+		return 1;
+	}
+	if (len == 0 || len + before < 4)
+		return 0;
+	if (len + before >= 8)
+	{
+		memcpy(&w, p + len - 8, 8);
+		*word = w >> (8 * (8 - len));
+		return 1;
+	}
+	else
+	{
+		/* 4 to 7 readable bytes: two 4-byte loads that overlap */
+		uint32_t	lo;
+		uint32_t	hi;
+		size_t		total = before + len;
+
+		memcpy(&lo, p - before, 4);
+		memcpy(&hi, p + len - 4, 4);
+		*word = ((uint64_t) lo | (uint64_t) hi << (8 * (total - 4))) >> (8 * before);
+		return 1;
+	}
+}
+
+/*
+ * The bytes that code k of a word of gsst_codes_word and the code after it
+ * decode to, the first in the low bytes, and how many of them (at most 8);
+ * the second only when it is in the word, is no escape, and is used.
+ * Returns 0 for an unused code k.
+ */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline unsigned
+gsst_codes_window(const gsst_table *table, uint64_t w, size_t len, unsigned k,
+				  uint64_t *bytes)
+{
+	unsigned	c = (unsigned) (w >> (8 * k)) & 0xFF;
+	unsigned	n = table->len[c];
+	unsigned	next;
+
+	*bytes = table->symbol[c];
+	if (n == 0 || n == 8 || k + 1 >= len || k + 1 >= 8)
+		return n;
+	next = (unsigned) (w >> (8 * (k + 1))) & 0xFF;
+	if (next == GSST_ESCAPE || table->len[next] == 0)
+		return n;
+	*bytes |= table->symbol[next] << (8 * n);
+	n += table->len[next];
+	return n < 8 ? n : 8;
+}
+
+/*
+ * gsst_compare_codes_first's answer when one of the symbols of the first
+ * differing codes (k) begins the other: what the next codes add decides.
+ */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int
+gsst_compare_codes_next(const gsst_table *table, uint64_t wa, size_t a_len,
+						uint64_t wb, size_t b_len, unsigned k, int *order)
+{
+	uint64_t	sa;
+	uint64_t	sb;
+	unsigned	la = gsst_codes_window(table, wa, a_len, k, &sa);
+	unsigned	lb = gsst_codes_window(table, wb, b_len, k, &sb);
+	unsigned	m = la < lb ? la : lb;
+	uint64_t	mask = ~0ull >> (8 * (8 - m));
+
+	sa &= mask;
+	sb &= mask;
+	if (sa == sb)
+		return 0;
+	*order = __builtin_bswap64(sa) < __builtin_bswap64(sb)
+		? GSST_ORDER_LESS : GSST_ORDER_GREATER;
+	return 1;
+}
+
+/*
+ * The usual answer of gsst_compare_codes_quick, from the words of
+ * gsst_codes_word alone: the sequences differ within their first 8 codes
+ * and before the shorter one ends, no escape comes before the first
+ * differing code (it could make that byte a literal), and what that code
+ * and the next decode to differ on each side within the shorter.  Returns 1
+ * and sets *order, or 0 when gsst_compare_codes_quick must answer (unused
+ * codes included: it reports them).  Sorts of short values spend most of
+ * their comparisons here, so it has no loop.
+ */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int
+gsst_compare_codes_first(const gsst_table *table, uint64_t wa, size_t a_len,
+						 uint64_t wb, size_t b_len, int *order)
+{
+	uint64_t	diff = wa ^ wb;
+	size_t		n = a_len < b_len ? a_len : b_len;
+	unsigned	k;
+	uint64_t	through_k;
+	unsigned	ca;
+	unsigned	cb;
+	uint64_t	sa;
+	uint64_t	sb;
+	unsigned	la;
+	unsigned	lb;
+	unsigned	m;
+	uint64_t	mask;
+
+	if (diff == 0)
+		return 0;
+	k = (unsigned) __builtin_ctzll(diff) / 8;
+	if (k >= n)
+		return 0;
+	/* an escape (0xFF) among bytes 0..k of either word (exact below the first) */
+	through_k = ~0ull >> (8 * (7 - k));
+	if ((((~wa - 0x0101010101010101ull) & wa) | ((~wb - 0x0101010101010101ull) & wb)) &
+		0x8080808080808080ull & through_k)
+		return 0;
+	ca = (unsigned) (wa >> (8 * k)) & 0xFF;
+	cb = (unsigned) (wb >> (8 * k)) & 0xFF;
+	la = table->len[ca];
+	lb = table->len[cb];
+	m = la < lb ? la : lb;
+	if (m == 0)
+		return 0;
+	mask = ~0ull >> (8 * (8 - m));
+	sa = table->symbol[ca] & mask;
+	sb = table->symbol[cb] & mask;
+	if (sa == sb)
+		return gsst_compare_codes_next(table, wa, a_len, wb, b_len, k, order);
+	/* the first differing byte decides: the first byte is the lowest */
+	*order = __builtin_bswap64(sa) < __builtin_bswap64(sb)
+		? GSST_ORDER_LESS : GSST_ORDER_GREATER;
+	return 1;
+}
+
+/*
+ * gsst_compare_text_quick's usual answer from words alone: codes (A, a
+ * word of gsst_codes_word) against text (B, its first 8 bytes as a word,
+ * zero past its end), by the bytes the first codes decode to, up to 8.
+ * Returns 1 and sets *order when those bytes differ from the text's, or 0
+ * when gsst_compare_text_quick must answer.  Text has no zero byte, so a
+ * zero byte of the text's word is its end, which sorts first.
+ */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int
+gsst_compare_text_first(const gsst_table *table, uint64_t wa, size_t a_len,
+						uint64_t text_word, int *order)
+{
+	uint64_t	decoded = 0;
+	unsigned	n = 0;
+	uint64_t	mask;
+
+	for (unsigned i = 0; i < a_len && i < 8 && n < 8; i++)
+	{
+		unsigned	c = (unsigned) (wa >> (8 * i)) & 0xFF;
+
+		if (c == GSST_ESCAPE || table->len[c] == 0)
+			break;
+		decoded |= table->symbol[c] << (8 * n);
+		n += table->len[c];
+	}
+	if (n == 0)
+		return 0;
+	mask = n >= 8 ? ~0ull : ~0ull >> (8 * (8 - n));
+	decoded &= mask;
+	text_word &= mask;
+	if (decoded == text_word)
+		return 0;
+	*order = __builtin_bswap64(decoded) < __builtin_bswap64(text_word)
+		? GSST_ORDER_LESS : GSST_ORDER_GREATER;
+	return 1;
+}
+
+/*
  * gsst_compare_codes for two sequences of one table, inline: the run of
  * equal codes is skipped a word at a time, then the symbols from there on
  * compare in step, an escape's literal as a symbol of one byte, until a

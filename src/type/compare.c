@@ -600,6 +600,9 @@ order_c_short(const struct varlena *a, const struct varlena *b, int *order)
 	bool		raw_b;
 	uint32		id;
 	int			hlen;
+	const gsst_table *table;
+	uint64		wa;
+	uint64		wb;
 
 	/* tested together, without a branch each */
 	if ((!VARATT_IS_1B(a) | VARATT_IS_1B_E(a) | !VARATT_IS_1B(b) | VARATT_IS_1B_E(b)) != 0)
@@ -647,8 +650,100 @@ order_c_short(const struct varlena *a, const struct varlena *b, int *order)
 		id = ((uint32) (pa[1] & 0x7F) | (uint32) pa[2] << 7) >> 2;
 		hlen = 3;
 	}
-	return gsst_compare_codes_quick(gsst_dict_table_quick(id), pa + hlen, na - hlen,
+	table = gsst_dict_table_quick(id);
+	/* values of a few codes: quick's run is byte by byte for them */
+	if (na - hlen <= 8 && nb - hlen <= 8 &&
+		gsst_codes_word(pa + hlen, na - hlen, VARHDRSZ_SHORT + hlen, &wa) &&
+		gsst_codes_word(pb + hlen, nb - hlen, VARHDRSZ_SHORT + hlen, &wb) &&
+		gsst_compare_codes_first(table, wa, na - hlen, wb, nb - hlen, order))
+		return true;
+	return gsst_compare_codes_quick(table, pa + hlen, na - hlen,
 									pb + hlen, nb - hlen, order);
+}
+
+/*
+ * Two raw values' order from their first 8 bytes, as words of
+ * gsst_codes_word: text has no zero byte, so a word's zero bytes are past
+ * its value's end.  False when the first 8 bytes of both are equal and
+ * that does not make the values equal.
+ */
+static pg_attribute_always_inline bool
+order_raw_first(uint64 wa, Size na, uint64 wb, Size nb, int *order)
+{
+	if (wa == wb)
+	{
+		if (na != nb || na > 8)
+			return false;
+		*order = 0;
+		return true;
+	}
+	/* the first differing byte, or the shorter value's end, decides */
+	*order = pg_bswap64(wa) < pg_bswap64(wb) ? -1 : 1;
+	return true;
+}
+
+/*
+ * The dictionary of an encoded payload's 2-byte datum header (header_quick's
+ * short form) when it is the last one used, else NULL.
+ */
+static pg_attribute_always_inline const gsst_table *
+last_table_of(const uint8 *p)
+{
+	if ((p[1] & 0x83) != GSST_DATUM_VERSION - 1 ||
+		gsst_dict_last.id != (uint32) (p[1] >> 2))
+		return NULL;
+	return gsst_dict_last.table;
+}
+
+/*
+ * A sort's commonest comparisons of short values, for gsst_cmp_c to take
+ * before anything else: two values in line with 1-byte varlena headers,
+ * raw or encoded with the last dictionary used under a 2-byte datum
+ * header, settled by their first 8 bytes or codes.  False for anything
+ * else.  It calls nothing, so that its caller needs no stack frame.
+ */
+static pg_attribute_always_inline bool
+order_c_first(const struct varlena *a, const struct varlena *b, int *order)
+{
+	const uint8 *pa = (const uint8 *) a + VARHDRSZ_SHORT;
+	const uint8 *pb = (const uint8 *) b + VARHDRSZ_SHORT;
+	Size		na;
+	Size		nb;
+	uint64		wa;
+	uint64		wb;
+	const gsst_table *table;
+
+	/* a TOAST pointer's 1-byte header reads as size 0 */
+	if (((!VARATT_IS_1B(a)) | (!VARATT_IS_1B(b)) |
+		 (VARSIZE_1B(a) < VARHDRSZ_SHORT + 2) | (VARSIZE_1B(b) < VARHDRSZ_SHORT + 2)) != 0)
+		return false;
+	na = VARSIZE_1B(a) - VARHDRSZ_SHORT;
+	nb = VARSIZE_1B(b) - VARHDRSZ_SHORT;
+	if (pa[0] == 0 && pb[0] == 0)
+	{
+		/* both encoded: one dictionary when the header bytes are the same */
+		if (pa[1] != pb[1] || (table = last_table_of(pa)) == NULL)
+			return false;
+		return gsst_codes_word(pa + 2, na - 2, VARHDRSZ_SHORT + 2, &wa) &&
+			gsst_codes_word(pb + 2, nb - 2, VARHDRSZ_SHORT + 2, &wb) &&
+			gsst_compare_codes_first(table, wa, na - 2, wb, nb - 2, order);
+	}
+	if (pa[0] != 0 && pb[0] != 0)
+		return gsst_codes_word(pa, na, VARHDRSZ_SHORT, &wa) &&
+			gsst_codes_word(pb, nb, VARHDRSZ_SHORT, &wb) &&
+			order_raw_first(wa, na, wb, nb, order);
+	if (pb[0] != 0)
+		return (table = last_table_of(pa)) != NULL &&
+			gsst_codes_word(pa + 2, na - 2, VARHDRSZ_SHORT + 2, &wa) &&
+			gsst_codes_word(pb, nb, VARHDRSZ_SHORT, &wb) &&
+			gsst_compare_text_first(table, wa, na - 2, wb, order);
+	if ((table = last_table_of(pb)) == NULL ||
+		!gsst_codes_word(pb + 2, nb - 2, VARHDRSZ_SHORT + 2, &wb) ||
+		!gsst_codes_word(pa, na, VARHDRSZ_SHORT, &wa) ||
+		!gsst_compare_text_first(table, wb, nb - 2, wa, order))
+		return false;
+	*order = -*order;
+	return true;
 }
 
 static pg_attribute_always_inline int
@@ -1163,9 +1258,16 @@ typedef struct GsstSortState
 static pg_noinline int
 gsst_cmp_c_rest(Datum x, Datum y)
 {
-	struct varlena *vx = gsst_detoast_packed(x);
-	struct varlena *vy = gsst_detoast_packed(y);
-	int			result = order_c(vx, true, vy, true);
+	struct varlena *vx;
+	struct varlena *vy;
+	int			result;
+
+	if (order_c_short((const struct varlena *) DatumGetPointer(x),
+					  (const struct varlena *) DatumGetPointer(y), &result))
+		return result;
+	vx = gsst_detoast_packed(x);
+	vy = gsst_detoast_packed(y);
+	result = order_c_general(vx, true, vy, true);
 
 	FREE_IF_COPY_DATUM(vx, x);
 	FREE_IF_COPY_DATUM(vy, y);
@@ -1177,8 +1279,8 @@ gsst_cmp_c(Datum x, Datum y, SortSupport ssup)
 {
 	int			result;
 
-	if (order_c_short((const struct varlena *) DatumGetPointer(x),
-							   (const struct varlena *) DatumGetPointer(y), &result))
+	if (order_c_first((const struct varlena *) DatumGetPointer(x),
+					  (const struct varlena *) DatumGetPointer(y), &result))
 		return result;
 	return gsst_cmp_c_rest(x, y);
 }

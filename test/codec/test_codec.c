@@ -1826,6 +1826,168 @@ test_compare_shared_codes(void)
 	}
 }
 
+/* Codes for the first-step tests: symbols, escapes of a letter, unused codes. */
+static size_t
+first_step_codes(test_rng *rng, const gsst_table *t, uint8_t *codes, size_t want)
+{
+	size_t		n = 0;
+
+	while (n < want)
+	{
+		unsigned	pick = rng_below(rng, 40);
+
+		if (pick == 0)
+		{
+			codes[n++] = GSST_ESCAPE;
+			codes[n++] = (uint8_t) ('a' + rng_below(rng, 4));
+		}
+		else if (pick == 1 && t->nsymbols < GSST_MAX_SYMBOLS)
+			codes[n++] = (uint8_t) t->nsymbols;
+		else
+			codes[n++] = (uint8_t) rng_below(rng, t->nsymbols);
+	}
+	return n;
+}
+
+/* A copy of codes[0..n) behind `before` header bytes, of exactly that size. */
+static uint8_t *
+behind_header(test_rng *rng, const uint8_t *codes, size_t n, size_t before)
+{
+	uint8_t    *buf = xmalloc(before + n);
+
+	for (size_t i = 0; i < before; i++)
+		buf[i] = (uint8_t) rng_below(rng, 256);
+	memcpy(buf + before, codes, n);
+	return buf;
+}
+
+/* No unused code among codes[0..n) (escapes' literals skipped). */
+static bool
+all_used(const gsst_table *t, const uint8_t *codes, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+	{
+		if (codes[i] == GSST_ESCAPE)
+			i++;
+		else if (t->len[codes[i]] == 0)
+			return false;
+	}
+	return true;
+}
+
+static int
+order_sign(int order)
+{
+	return (order > 0) - (order < 0);
+}
+
+/*
+ * The word-at-a-time first steps of the sort comparator against the full
+ * comparisons: gsst_codes_word reads a sequence's first 8 codes from
+ * exact-size copies behind 0 to 4 header bytes (ASan catches a read
+ * outside them), and whenever gsst_compare_codes_first or
+ * gsst_compare_text_first answers, gsst_compare_codes or gsst_compare_text
+ * gives the same sign.  Short sequences sharing prefixes, with escapes and
+ * unused codes; texts cut from what the other sequence decodes to.
+ */
+static void
+test_compare_first_words(void)
+{
+	test_rng	rng = {4242};
+	uint8_t		alphabet[4] = {'a', 'b', 'c', 'd'};
+	uint64_t	syms[255];
+	uint8_t		lens[255];
+	gsst_table	t;
+	size_t		nsyms = random_valid_symbols(&rng, alphabet, 4, syms, lens, 40);
+	int			answered_codes = 0;
+	int			answered_text = 0;
+
+	REQUIRE(CHECK_EQ(gsst_table_build(&t, syms, lens, nsyms), GSST_OK));
+	for (int round = 0; round < 50000; round++)
+	{
+		uint8_t		ca[32];
+		uint8_t		cb[32];
+		uint8_t		db[32 * 8];
+		size_t		np = first_step_codes(&rng, &t, ca, rng_below(&rng, 7));
+		size_t		na;
+		size_t		nb;
+		size_t		before_a = rng_below(&rng, 5);
+		size_t		before_b = rng_below(&rng, 5);
+		uint8_t    *a;
+		uint8_t    *b;
+		uint64_t	wa = 0;
+		uint64_t	wb = 0;
+		int			has_a;
+		int			has_b;
+		int			order = 99;
+		int			full = 99;
+		int64_t		lb;
+
+		memcpy(cb, ca, np);
+		na = np + first_step_codes(&rng, &t, ca + np, rng_below(&rng, 7));
+		nb = np + first_step_codes(&rng, &t, cb + np, rng_below(&rng, 7));
+		a = behind_header(&rng, ca, na, before_a);
+		b = behind_header(&rng, cb, nb, before_b);
+		has_a = gsst_codes_word(a + before_a, na, before_a, &wa);
+		has_b = gsst_codes_word(b + before_b, nb, before_b, &wb);
+		if (!CHECK_EQ(has_a, na >= 8 || (na > 0 && na + before_a >= 4)))
+			return;
+		if (has_a)
+		{
+			uint8_t		first[8] = {0};
+			uint64_t	want;
+
+			memcpy(first, ca, na < 8 ? na : 8);
+			memcpy(&want, first, 8);
+			if (!CHECK(wa == want))
+				return;
+		}
+		if (has_a && has_b &&
+			gsst_compare_codes_first(&t, wa, na, wb, nb, &order))
+		{
+			int			status = gsst_compare_codes(&t, a + before_a, na, &t, b + before_b, nb, &full);
+
+			/* an unused code past the answer: the full comparison, which decodes ahead, may report it */
+			bool		reported = status == GSST_ERR_BAD_CODE &&
+				!(all_used(&t, ca, na) && all_used(&t, cb, nb));
+
+			if (!CHECK(order != 0) ||
+				(!reported &&
+				 (!CHECK_EQ(status, GSST_OK) || !CHECK_EQ(order_sign(order), order_sign(full)))))
+				return;
+			answered_codes++;
+		}
+		/* the text: what B decodes to, cut short or not */
+		lb = gsst_decode_value(&t, cb, nb, db, sizeof(db));
+		if (has_a && lb >= 0)
+		{
+			size_t		tl = rng_below(&rng, 3) ? (size_t) lb : rng_below(&rng, (unsigned) lb + 1);
+			uint8_t		first[8] = {0};
+			uint64_t	text_word;
+			uint8_t    *text = xdup(db, tl);
+
+			memcpy(first, db, tl < 8 ? tl : 8);
+			memcpy(&text_word, first, 8);
+			if (gsst_compare_text_first(&t, wa, na, text_word, &order))
+			{
+				answered_text++;
+				if (!CHECK_EQ(gsst_compare_text(&t, a + before_a, na, text, tl, &full), GSST_OK) ||
+					!CHECK_EQ(order_sign(order), order_sign(full)) ||
+					!CHECK(order != 0))
+					return;
+			}
+			free(text);
+		}
+		free(a);
+		free(b);
+	}
+	/* the first steps answer most comparisons, not a few */
+	CHECK(answered_codes > 15000);
+	CHECK(answered_text > 10000);
+	printf("    first steps answered %d of 50000 code and %d text comparisons\n",
+		   answered_codes, answered_text);
+}
+
 static void
 test_decode_errors(void)
 {
@@ -4398,6 +4560,7 @@ static const test_case tests[] = {
 	TEST(test_decoded_utf8_chars),
 	TEST(test_partial_decode),
 	TEST(test_compare_shared_codes),
+	TEST(test_compare_first_words),
 	TEST(test_decode_errors),
 	TEST(test_decode_value_simd),
 	TEST(test_encode_out_limit),

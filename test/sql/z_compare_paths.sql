@@ -315,3 +315,48 @@ SELECT (SELECT array_agg(c::text ORDER BY c) FROM (SELECT c FROM cp_prefix ORDER
        = (SELECT array_agg(c ORDER BY c COLLATE "C") FROM cp_prefix_t) AS prefix_index_built;
 RESET enable_seqscan;
 RESET enable_bitmapscan;
+
+-- Short values, which a sort compares by their first 8 bytes or codes:
+-- raw and encoded ones mixed, of 1 to 12 bytes, digits that the
+-- dictionary cuts into symbols in more than one way, and values that end
+-- where another goes on.  A sort with a bound above the row count uses no
+-- abbreviated keys, so every comparison takes the full comparator.
+CREATE TABLE cp_short (id serial PRIMARY KEY, c text COMPRESSION gsst);
+INSERT INTO cp_short (c) SELECT 'C#' || lpad(((i * 7919) % 3000)::text, 6, '0') FROM generate_series(1, 3000) i;
+INSERT INTO cp_short (c) SELECT substr(md5(i::text), 1, 1 + i % 12) FROM generate_series(1, 3000) i;
+INSERT INTO cp_short (c) SELECT ((i * 37) % 1000)::text FROM generate_series(1, 1000) i;
+INSERT INTO cp_short (c) SELECT 'C#' || i FROM generate_series(1, 300) i;
+SELECT gsst.train('cp_short', 'c') > 0 AS trained;
+SET client_min_messages = warning;
+SELECT gsst.compress_table('cp_short') > 0 AS recoded;
+RESET client_min_messages;
+CREATE TABLE cp_short_t AS SELECT id, c::text AS c FROM cp_short;
+SELECT count(*) FILTER (WHERE gsst.value_dictionary(c) IS NOT NULL) > 2000 AS some_encoded,
+       count(*) FILTER (WHERE gsst.value_dictionary(c) IS NULL) > 1000 AS some_raw
+FROM cp_short;
+SELECT (SELECT array_agg(c::text) FROM (SELECT c FROM cp_short ORDER BY c LIMIT 100000) s)
+       = (SELECT array_agg(c) FROM (SELECT c FROM cp_short_t ORDER BY c COLLATE "C" LIMIT 100000) s)
+       AS short_bounded_sorted,
+       (SELECT array_agg(c::text ORDER BY c, id) FROM cp_short)
+       = (SELECT array_agg(c ORDER BY c COLLATE "C", id) FROM cp_short_t) AS short_sorted,
+       (SELECT array_agg(c::text) FROM (SELECT c FROM cp_short ORDER BY c DESC LIMIT 50) s)
+       = (SELECT array_agg(c) FROM (SELECT c FROM cp_short_t ORDER BY c COLLATE "C" DESC LIMIT 50) s)
+       AS short_top_n;
+SET enable_hashjoin = off;
+SET enable_nestloop = off;
+SELECT (SELECT count(*) FROM cp_short a JOIN cp_short b ON a.c = b.c)
+       = (SELECT count(*) FROM cp_short_t a JOIN cp_short_t b ON a.c = b.c COLLATE "C") AS short_merge_join;
+RESET enable_hashjoin;
+RESET enable_nestloop;
+SELECT (SELECT min(c)::text || max(c)::text FROM cp_short)
+       = (SELECT min(c COLLATE "C") || max(c COLLATE "C") FROM cp_short_t) AS short_min_max;
+CREATE INDEX cp_short_c ON cp_short (c);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT (SELECT array_agg(c::text) FROM (SELECT c FROM cp_short ORDER BY c) s)
+       = (SELECT array_agg(c ORDER BY c COLLATE "C") FROM cp_short_t) AS short_index_built,
+       (SELECT count(*) FROM cp_short_t t WHERE t.id % 97 = 0
+          AND (SELECT count(*) FROM cp_short s WHERE s.c >= t.c)
+              <> (SELECT count(*) FROM cp_short_t u WHERE u.c >= t.c COLLATE "C")) AS short_range_differ;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
