@@ -286,18 +286,19 @@ gsst_codes_word(const uint8_t *p, size_t len, size_t before, uint64_t *word)
 {
 	uint64_t	w;
 
-	if (len >= 8)
-	{
-		memcpy(&w, p, 8);
-		*word = w;
-		return 1;
-	}
 	if (len == 0 || len + before < 4)
 		return 0;
 	if (len + before >= 8)
 	{
-		memcpy(&w, p + len - 8, 8);
-		*word = w >> (8 * (8 - len));
+		/*
+		 * The first 8, or the 8 bytes that end at the end: m = min(len, 8)
+		 * in arithmetic, since a branch on the length mispredicts where
+		 * lengths vary about 8.
+		 */
+		size_t		m = len ^ ((len ^ 8) & (0 - (size_t) (len >= 8)));
+
+		memcpy(&w, p + m - 8, 8);
+		*word = w >> (8 * (8 - m));
 		return 1;
 	}
 	else
@@ -371,12 +372,13 @@ gsst_compare_codes_next(const gsst_table *table, uint64_t wa, size_t a_len,
 
 /*
  * The usual answer of gsst_compare_codes_quick, from the words of
- * gsst_codes_word alone: the sequences differ within their first 8 codes
- * and before the shorter one ends, no escape comes before the first
- * differing code (it could make that byte a literal), and what that code
- * and the next decode to differ on each side within the shorter.  Returns 1
- * and sets *order, or 0 when gsst_compare_codes_quick must answer (unused
- * codes included: it reports them).  Sorts of short values spend most of
+ * gsst_codes_word alone: the sequences are the same codes (equal, unused
+ * codes or not), or they differ within their first 8 codes and before the
+ * shorter one ends, no escape comes before the first differing code (it
+ * could make that byte a literal), and what that code and the next decode
+ * to differ on each side within the shorter.  Returns 1 and sets *order, or
+ * 0 when gsst_compare_codes_quick must answer (unused codes included: it
+ * reports them).  Sorts of short values spend most of
  * their comparisons here, so it has no loop.
  */
 #if defined(__GNUC__)
@@ -400,7 +402,13 @@ gsst_compare_codes_first(const gsst_table *table, uint64_t wa, size_t a_len,
 	uint64_t	mask;
 
 	if (diff == 0)
-		return 0;
+	{
+		/* the same codes, all of them, decode to the same text */
+		if (a_len != b_len || a_len > 8)
+			return 0;
+		*order = GSST_ORDER_EQUAL;
+		return 1;
+	}
 	k = (unsigned) __builtin_ctzll(diff) / 8;
 	if (k >= n)
 		return 0;

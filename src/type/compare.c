@@ -587,10 +587,12 @@ header_quick(const uint8 *p, Size n, uint32 *id)
  * with 1-byte varlena headers, both raw, both encoded with one dictionary
  * (the same header bytes), or one of each, with datum headers of 2 or 3
  * bytes (header_quick's forms).  False for anything else, compressed
- * values and TOAST pointers included, and for bad codes.
+ * values and TOAST pointers included, and for bad codes.  Codes of a few
+ * bytes are first compared as words (gsst_compare_codes_first) unless the
+ * caller has done that already (words_tried).
  */
 static pg_attribute_always_inline bool
-order_c_short(const struct varlena *a, const struct varlena *b, int *order)
+order_c_short(const struct varlena *a, const struct varlena *b, bool words_tried, int *order)
 {
 	const uint8 *pa = (const uint8 *) a + VARHDRSZ_SHORT;
 	const uint8 *pb = (const uint8 *) b + VARHDRSZ_SHORT;
@@ -652,7 +654,7 @@ order_c_short(const struct varlena *a, const struct varlena *b, int *order)
 	}
 	table = gsst_dict_table_quick(id);
 	/* values of a few codes: quick's run is byte by byte for them */
-	if (na - hlen <= 8 && nb - hlen <= 8 &&
+	if (!words_tried && na - hlen <= 8 && nb - hlen <= 8 &&
 		gsst_codes_word(pa + hlen, na - hlen, VARHDRSZ_SHORT + hlen, &wa) &&
 		gsst_codes_word(pb + hlen, nb - hlen, VARHDRSZ_SHORT + hlen, &wb) &&
 		gsst_compare_codes_first(table, wa, na - hlen, wb, nb - hlen, order))
@@ -838,7 +840,7 @@ order_c(const struct varlena *a, bool a_gsst, const struct varlena *b, bool b_gs
 {
 	int			order;
 
-	if (a_gsst && b_gsst && order_c_short(a, b, &order))
+	if (a_gsst && b_gsst && order_c_short(a, b, false, &order))
 		return order;
 	return order_c_general(a, a_gsst, b, b_gsst);
 }
@@ -1072,7 +1074,7 @@ values_order(FunctionCallInfo fcinfo, bool left_gsst, bool right_gsst)
 	{
 		int			order;
 
-		if (left_gsst && right_gsst && order_c_short(a, b, &order))
+		if (left_gsst && right_gsst && order_c_short(a, b, false, &order))
 			return order;
 		if (!VARATT_IS_COMPRESSED(a) && !VARATT_IS_EXTERNAL(a) &&
 			!VARATT_IS_COMPRESSED(b) && !VARATT_IS_EXTERNAL(b))
@@ -1262,8 +1264,9 @@ gsst_cmp_c_rest(Datum x, Datum y)
 	struct varlena *vy;
 	int			result;
 
+	/* order_c_first has tried the words already */
 	if (order_c_short((const struct varlena *) DatumGetPointer(x),
-					  (const struct varlena *) DatumGetPointer(y), &result))
+					  (const struct varlena *) DatumGetPointer(y), true, &result))
 		return result;
 	vx = gsst_detoast_packed(x);
 	vy = gsst_detoast_packed(y);
