@@ -290,15 +290,15 @@ gsst_codes_word(const uint8_t *p, size_t len, size_t before, uint64_t *word)
 		return 0;
 	if (len + before >= 8)
 	{
-		/*
-		 * The first 8, or the 8 bytes that end at the end: m = min(len, 8)
-		 * in arithmetic, since a branch on the length mispredicts where
-		 * lengths vary about 8.
-		 */
-		size_t		m = len ^ ((len ^ 8) & (0 - (size_t) (len >= 8)));
-
-		memcpy(&w, p + m - 8, 8);
-		*word = w >> (8 * (8 - m));
+		/* the first 8, or the 8 bytes that end at the end */
+		if (len >= 8)
+		{
+			memcpy(&w, p, 8);
+			*word = w;
+			return 1;
+		}
+		memcpy(&w, p + len - 8, 8);
+		*word = w >> (8 * (8 - len));
 		return 1;
 	}
 	else
