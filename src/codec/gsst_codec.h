@@ -316,6 +316,28 @@ gsst_codes_word(const uint8_t *p, size_t len, size_t before, uint64_t *word)
 }
 
 /*
+ * Whether the low m bytes (m is 1 to 8) of two little-endian words of
+ * decoded text differ; if so *order is their order under C, which the
+ * first differing byte, the lowest, decides.
+ */
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline int
+gsst_order_low_bytes(uint64_t a, uint64_t b, unsigned m, int *order)
+{
+	uint64_t	mask = ~0ull >> (8 * (8 - m));
+
+	a &= mask;
+	b &= mask;
+	if (a == b)
+		return 0;
+	*order = __builtin_bswap64(a) < __builtin_bswap64(b)
+		? GSST_ORDER_LESS : GSST_ORDER_GREATER;
+	return 1;
+}
+
+/*
  * The bytes that code k of a word of gsst_codes_word and the code after it
  * decode to, the first in the low bytes, and how many of them (at most 8);
  * the second only when it is in the word, is no escape, and is used.
@@ -358,16 +380,7 @@ gsst_compare_codes_next(const gsst_table *table, uint64_t wa, size_t a_len,
 	uint64_t	sb;
 	unsigned	la = gsst_codes_window(table, wa, a_len, k, &sa);
 	unsigned	lb = gsst_codes_window(table, wb, b_len, k, &sb);
-	unsigned	m = la < lb ? la : lb;
-	uint64_t	mask = ~0ull >> (8 * (8 - m));
-
-	sa &= mask;
-	sb &= mask;
-	if (sa == sb)
-		return 0;
-	*order = __builtin_bswap64(sa) < __builtin_bswap64(sb)
-		? GSST_ORDER_LESS : GSST_ORDER_GREATER;
-	return 1;
+	return gsst_order_low_bytes(sa, sb, la < lb ? la : lb, order);
 }
 
 /*
@@ -394,12 +407,9 @@ gsst_compare_codes_first(const gsst_table *table, uint64_t wa, size_t a_len,
 	uint64_t	through_k;
 	unsigned	ca;
 	unsigned	cb;
-	uint64_t	sa;
-	uint64_t	sb;
 	unsigned	la;
 	unsigned	lb;
 	unsigned	m;
-	uint64_t	mask;
 
 	if (diff == 0)
 	{
@@ -424,15 +434,8 @@ gsst_compare_codes_first(const gsst_table *table, uint64_t wa, size_t a_len,
 	m = la < lb ? la : lb;
 	if (m == 0)
 		return 0;
-	mask = ~0ull >> (8 * (8 - m));
-	sa = table->symbol[ca] & mask;
-	sb = table->symbol[cb] & mask;
-	if (sa == sb)
-		return gsst_compare_codes_next(table, wa, a_len, wb, b_len, k, order);
-	/* the first differing byte decides: the first byte is the lowest */
-	*order = __builtin_bswap64(sa) < __builtin_bswap64(sb)
-		? GSST_ORDER_LESS : GSST_ORDER_GREATER;
-	return 1;
+	return gsst_order_low_bytes(table->symbol[ca], table->symbol[cb], m, order) ||
+		gsst_compare_codes_next(table, wa, a_len, wb, b_len, k, order);
 }
 
 /*
@@ -452,7 +455,6 @@ gsst_compare_text_first(const gsst_table *table, uint64_t wa, size_t a_len,
 {
 	uint64_t	decoded = 0;
 	unsigned	n = 0;
-	uint64_t	mask;
 
 	for (unsigned i = 0; i < a_len && i < 8 && n < 8; i++)
 	{
@@ -463,16 +465,7 @@ gsst_compare_text_first(const gsst_table *table, uint64_t wa, size_t a_len,
 		decoded |= table->symbol[c] << (8 * n);
 		n += table->len[c];
 	}
-	if (n == 0)
-		return 0;
-	mask = n >= 8 ? ~0ull : ~0ull >> (8 * (8 - n));
-	decoded &= mask;
-	text_word &= mask;
-	if (decoded == text_word)
-		return 0;
-	*order = __builtin_bswap64(decoded) < __builtin_bswap64(text_word)
-		? GSST_ORDER_LESS : GSST_ORDER_GREATER;
-	return 1;
+	return n != 0 && gsst_order_low_bytes(decoded, text_word, n < 8 ? n : 8, order);
 }
 
 /*
@@ -552,7 +545,6 @@ gsst_compare_codes_quick(const gsst_table *table, const uint8_t *a, size_t a_len
 	for (;;)
 	{
 		unsigned	m;
-		uint64_t	d;
 
 		if (la == 0)
 		{
@@ -607,15 +599,8 @@ gsst_compare_codes_quick(const gsst_table *table, const uint8_t *a, size_t a_len
 			}
 		}
 		m = la < lb ? la : lb;
-		/* the low m bytes (m is 1 to 8) */
-		d = ~0ull >> (8 * (8 - m));
-		if (((sa ^ sb) & d) != 0)
-		{
-			/* the first differing byte decides: the first byte is the lowest */
-			*order = __builtin_bswap64(sa & d) < __builtin_bswap64(sb & d)
-				? GSST_ORDER_LESS : GSST_ORDER_GREATER;
+		if (gsst_order_low_bytes(sa, sb, m, order))
 			return 1;
-		}
 		/* m == 8 only when both symbols are used up */
 		if (m < 8)
 		{

@@ -562,13 +562,23 @@ views:
 }
 
 /*
+ * Whether an encoded value's datum header is 2 bytes, from its second
+ * byte: the dictionary id's continuation bit clear, and this version.
+ */
+static pg_attribute_always_inline bool
+header_is_short(uint8 second)
+{
+	return (second & 0x83) == GSST_DATUM_VERSION - 1;
+}
+
+/*
  * The length of an encoded value's header of 2 or 3 bytes (dictionary ids
  * below 4096) and its dictionary, or 0 for any other.
  */
 static pg_attribute_always_inline int
 header_quick(const uint8 *p, Size n, uint32 *id)
 {
-	if (n >= 2 && p[1] < 0x80 && (p[1] & 3) == GSST_DATUM_VERSION - 1)
+	if (n >= 2 && header_is_short(p[1]))
 	{
 		*id = p[1] >> 2;
 		return 2;
@@ -588,11 +598,12 @@ header_quick(const uint8 *p, Size n, uint32 *id)
  * (the same header bytes), or one of each, with datum headers of 2 or 3
  * bytes (header_quick's forms).  False for anything else, compressed
  * values and TOAST pointers included, and for bad codes.  Codes of a few
- * bytes are first compared as words (gsst_compare_codes_first) unless the
- * caller has done that already (words_tried).
+ * bytes are first compared as words (gsst_compare_codes_first) unless
+ * order_c_first has done that already: it was called first (after_first),
+ * and the values have the last dictionary used under 2-byte headers.
  */
 static pg_attribute_always_inline bool
-order_c_short(const struct varlena *a, const struct varlena *b, bool words_tried, int *order)
+order_c_short(const struct varlena *a, const struct varlena *b, bool after_first, int *order)
 {
 	const uint8 *pa = (const uint8 *) a + VARHDRSZ_SHORT;
 	const uint8 *pb = (const uint8 *) b + VARHDRSZ_SHORT;
@@ -605,6 +616,7 @@ order_c_short(const struct varlena *a, const struct varlena *b, bool words_tried
 	const gsst_table *table;
 	uint64		wa;
 	uint64		wb;
+	bool		words_tried;
 
 	/* tested together, without a branch each */
 	if ((!VARATT_IS_1B(a) | VARATT_IS_1B_E(a) | !VARATT_IS_1B(b) | VARATT_IS_1B_E(b)) != 0)
@@ -652,6 +664,9 @@ order_c_short(const struct varlena *a, const struct varlena *b, bool words_tried
 		id = ((uint32) (pa[1] & 0x7F) | (uint32) pa[2] << 7) >> 2;
 		hlen = 3;
 	}
+	/* order_c_first's case, before the look-up makes any dictionary the last */
+	words_tried = after_first && hlen == 2 && gsst_dict_last.table != NULL &&
+		gsst_dict_last.id == id;
 	table = gsst_dict_table_quick(id);
 	/* values of a few codes: quick's run is byte by byte for them */
 	if (!words_tried && na - hlen <= 8 && nb - hlen <= 8 &&
@@ -691,8 +706,7 @@ order_raw_first(uint64 wa, Size na, uint64 wb, Size nb, int *order)
 static pg_attribute_always_inline const gsst_table *
 last_table_of(const uint8 *p)
 {
-	if ((p[1] & 0x83) != GSST_DATUM_VERSION - 1 ||
-		gsst_dict_last.id != (uint32) (p[1] >> 2))
+	if (!header_is_short(p[1]) || gsst_dict_last.id != (uint32) (p[1] >> 2))
 		return NULL;
 	return gsst_dict_last.table;
 }
@@ -1264,7 +1278,7 @@ gsst_cmp_c_rest(Datum x, Datum y)
 	struct varlena *vy;
 	int			result;
 
-	/* order_c_first has tried the words already */
+	/* after order_c_first, which may have tried the words */
 	if (order_c_short((const struct varlena *) DatumGetPointer(x),
 					  (const struct varlena *) DatumGetPointer(y), true, &result))
 		return result;
