@@ -102,18 +102,15 @@ static Oid	dict_hash_relid = InvalidOid;	/* table dict_hash was read from */
 static int	created_count = 0;	/* entries with created = true */
 
 /*
- * The entry decoded last, to skip the hash lookup on a run of values of
- * the same table.  Forgotten whenever an entry could be removed.
+ * The table decoded last and its id, to skip the hash lookup on a run of
+ * values of the same table (gsst_dict_table_quick, dict.h).  Forgotten
+ * whenever an entry could be removed.
  */
-static DictEntry *last_entry = NULL;
-
-/* Its id and table, for gsst_dict_table_quick (dict.h). */
 GsstDictLast gsst_dict_last = {0, NULL};
 
 static inline void
 forget_last_entry(void)
 {
-	last_entry = NULL;
 	gsst_dict_last.table = NULL;
 }
 
@@ -403,13 +400,12 @@ lookup_dict(uint32 id, bool missing_ok)
 const gsst_table *
 gsst_dict_table(uint32 id)
 {
-	if (last_entry == NULL || last_entry->id != id)
+	if (gsst_dict_last.table == NULL || gsst_dict_last.id != id)
 	{
-		last_entry = lookup_dict(id, false);
+		gsst_dict_last.table = &lookup_dict(id, false)->table;
 		gsst_dict_last.id = id;
-		gsst_dict_last.table = &last_entry->table;
 	}
-	return &last_entry->table;
+	return gsst_dict_last.table;
 }
 
 /* The table of dictionary id and its family, or NULL if there is none. */
