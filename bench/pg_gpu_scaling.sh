@@ -14,6 +14,9 @@
 #     DEGREES (default "0 1 2 4 8 16"), GPU then CPU, with VACUUM FULL of the
 #     compressed table before each pair.
 # Checks the last rewrite of each kind against per-row encoding (5% sample).
+# Each compress_table runs in its own transaction, so that the closing
+# NOTICEs give the statement and its COMMIT apart: the commit drops the old
+# heap's files and buffers, which VACUUM FULL (timed whole) does too.
 #
 # LARGE=1, for tables too big to copy on the machine's disk (COPIES 8000:
 # 50 M rows, 22 GB): no copies; VACUUM FULL of the raw table, raw -> gsst of
@@ -30,6 +33,12 @@ OUT=${OUT:-/tmp/pg_gpu_scaling}
 
 MAX=$(echo "$DEGREES" | tr ' ' '\n' | sort -n | tail -1)
 PSQL -At -c "SELECT gsst.train('big', 'c')" >/dev/null
+
+# rewrite LABEL GPU(on|off) ARGS: compress_table(ARGS), then COMMIT, each timed
+rewrite() {
+	run "$1" -c "SET gsst.gpu = $2" -c '\timing on' -c BEGIN \
+		-c "SELECT gsst.compress_table($3)" -c COMMIT
+}
 
 # peaks: GPU memory used (MiB), gsst worker and GPU helper VmHWM (kB)
 peak_sampler() {
@@ -59,12 +68,12 @@ if [ "${LARGE:-0}" = 1 ]; then
 	PSQL -q -c "ALTER SYSTEM SET max_wal_size = '4GB'" -c "SELECT pg_reload_conf()" -c "CHECKPOINT" >/dev/null
 	df -h "$ROOT" | tail -1
 	run vacuum_full_raw -c "VACUUM FULL big"
-	run "raw_gpu_w$MAX" -c "SET gsst.gpu = on" -c "SELECT gsst.compress_table('big', workers => $MAX)"
+	rewrite "raw_gpu_w$MAX" on "'big', workers => $MAX"
 	say "recode with retrain"
 	for mode in gpu cpu; do
 		run "vacuum_full_w$MAX" -c "VACUUM FULL big"
-		run "recode_${mode}_w$MAX" -c "SET gsst.gpu = $([ $mode = gpu ] && echo on || echo off)" \
-			-c "SELECT gsst.compress_table('big', retrain => true, workers => $MAX)"
+		rewrite "recode_${mode}_w$MAX" "$([ $mode = gpu ] && echo on || echo off)" \
+			"'big', retrain => true, workers => $MAX"
 	done
 	PSQL -At -c "SELECT 'big: 1% sample against per-row encoding: ' || count(*) || ' rows, ' || count(*) FILTER (WHERE gsst.datum(c) IS DISTINCT FROM gsst.datum(gsst.compress(c::text, (SELECT atttypmod FROM pg_attribute WHERE attrelid = 'big'::regclass AND attname = 'c')))) || ' differ; heap ' || pg_size_pretty(pg_table_size('big')) FROM big TABLESAMPLE SYSTEM (1)"
 	DEGREES=
@@ -91,8 +100,7 @@ for mode in gpu cpu; do
 	for w in 0 "$MAX"; do
 		[ "$mode" = cpu ] && [ "$w" = 0 ] && continue
 		raw_copy r
-		run "raw_${mode}_w$w" -c "SET gsst.gpu = $([ $mode = gpu ] && echo on || echo off)" \
-			-c "SELECT gsst.compress_table('r', workers => $w)"
+		rewrite "raw_${mode}_w$w" "$([ $mode = gpu ] && echo on || echo off)" "'r', workers => $w"
 	done
 done
 sample_check r
@@ -100,8 +108,8 @@ sample_check r
 say "recode with retrain"
 for w in $DEGREES; do
 	run "vacuum_full_w$w" -c "VACUUM FULL big"
-	run "recode_gpu_w$w" -c "SET gsst.gpu = on" -c "SELECT gsst.compress_table('big', retrain => true, workers => $w)"
-	run "recode_cpu_w$w" -c "SET gsst.gpu = off" -c "SELECT gsst.compress_table('big', retrain => true, workers => $w)"
+	rewrite "recode_gpu_w$w" on "'big', retrain => true, workers => $w"
+	rewrite "recode_cpu_w$w" off "'big', retrain => true, workers => $w"
 done
 sample_check big
 fi
@@ -109,7 +117,10 @@ PSQL -x -c "SELECT mode, device, gpu_batches, cpu_batches, failed_batches, backe
 
 say "NOTICEs"
 for f in "$OUT"/raw_*.out "$OUT"/recode_*.out; do
-	echo "$(basename "$f" .out): $(grep -h 'DETAIL' "$f" | tail -1 | sed 's/^DETAIL:  //')"
+	# \timing's lines: BEGIN, the statement, COMMIT
+	echo "$(basename "$f" .out): statement $(grep -h '^Time:' "$f" | sed -n 2p | cut -d' ' -f2) ms," \
+		"commit $(grep -h '^Time:' "$f" | sed -n 3p | cut -d' ' -f2) ms;" \
+		"$(grep -h 'DETAIL' "$f" | tail -1 | sed 's/^DETAIL:  //')"
 done
 kill "$SAMPLER" 2>/dev/null
 say "done"
