@@ -330,7 +330,7 @@ results_from_worker(GsstBatch *batch)
 	gsst_request_release(req);
 	batch->request = NULL;
 	INSTR_TIME_SET_CURRENT(end);
-	INSTR_TIME_ACCUM_DIFF(batch->times.handoff, end, answered);
+	INSTR_TIME_ACCUM_DIFF(batch->times.results, end, answered);
 	return ok;
 }
 
@@ -423,6 +423,7 @@ void
 gsst_batch_times_add(GsstBatchTimes *sum, const GsstBatchTimes *add)
 {
 	INSTR_TIME_ADD(sum->handoff, add->handoff);
+	INSTR_TIME_ADD(sum->results, add->results);
 	INSTR_TIME_ADD(sum->wait, add->wait);
 	INSTR_TIME_ADD(sum->encode, add->encode);
 }

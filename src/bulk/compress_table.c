@@ -380,20 +380,20 @@ rewrite_relation(Oid relid, int ncolumns, GsstColumn *columns, int nworkers)
 	swap_s = total_s - INSTR_TIME_GET_DOUBLE(swap_start);
 	if (rs.nworkers == 0)
 		detail = psprintf("%lld batches encoded by the gsst worker, %lld in this backend, in %.3f s: "
-						  "scan %.3f s, hand-off %.3f s, wait for the worker %.3f s, encode here %.3f s, "
+						  "scan %.3f s, hand-off %.3f s, wait for the worker %.3f s, tiles to values %.3f s, encode here %.3f s, "
 						  "form tuples %.3f s, write %.3f s, swap and reindex %.3f s.",
 						  (long long) counts->batches_on_worker, (long long) counts->batches_here,
-						  total_s, counts->scan_s, counts->handoff_s, counts->wait_s,
+						  total_s, counts->scan_s, counts->handoff_s, counts->wait_s, counts->results_s,
 						  counts->encode_s, counts->form_s, counts->emit_s, swap_s);
 	else
 		detail = psprintf("%d parallel workers; %lld batches encoded by the gsst worker, %lld by the parallel workers, in %.3f s. "
 						  "This backend: wait for the parallel workers %.3f s, write %.3f s, swap and reindex %.3f s. "
-						  "Parallel workers, summed: scan %.3f s, hand-off %.3f s, wait for the gsst worker %.3f s, "
+						  "Parallel workers, summed: scan %.3f s, hand-off %.3f s, wait for the gsst worker %.3f s, tiles to values %.3f s, "
 						  "encode %.3f s, form tuples %.3f s, write %u pages and queue the rest %.3f s.",
 						  rs.nworkers, (long long) counts->batches_on_worker,
 						  (long long) counts->batches_here, total_s,
 						  rs.receive_s, rs.write_s, swap_s,
-						  counts->scan_s, counts->handoff_s, counts->wait_s,
+						  counts->scan_s, counts->handoff_s, counts->wait_s, counts->results_s,
 						  counts->encode_s, counts->form_s, rs.worker_pages, counts->emit_s);
 	ereport(NOTICE,
 			(errmsg("gsst.compress_table: \"%s\": %.0f rows written, %lld values encoded (%lld MB of text), %lld already current; %.0f dead rows removed",

@@ -341,6 +341,7 @@ emit_batch(GsstRewriteProducer *p, RewriteBatch *batch, MemoryContext form_cxt,
 			p->counts.batches_here++;
 	}
 	p->counts.handoff_s += INSTR_TIME_GET_DOUBLE(batch->encode->times.handoff);
+	p->counts.results_s += INSTR_TIME_GET_DOUBLE(batch->encode->times.results);
 	p->counts.wait_s += INSTR_TIME_GET_DOUBLE(batch->encode->times.wait);
 	p->counts.encode_s += INSTR_TIME_GET_DOUBLE(batch->encode->times.encode);
 }
@@ -423,6 +424,7 @@ gsst_rewrite_counts_add(GsstRewriteCounts *sum, const GsstRewriteCounts *add)
 	sum->batches_here += add->batches_here;
 	sum->scan_s += add->scan_s;
 	sum->handoff_s += add->handoff_s;
+	sum->results_s += add->results_s;
 	sum->wait_s += add->wait_s;
 	sum->encode_s += add->encode_s;
 	sum->form_s += add->form_s;

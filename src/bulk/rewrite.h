@@ -25,7 +25,8 @@ typedef struct GsstRewriteCounts
 	int64		batches_on_worker;
 	int64		batches_here;
 	double		scan_s;			/* reading, visibility, gathering values */
-	double		handoff_s;		/* into shared memory, tiles back into datums */
+	double		handoff_s;		/* copying into shared memory */
+	double		results_s;		/* the worker's tiles back into datums */
 	double		wait_s;			/* waiting for the gsst worker */
 	double		encode_s;		/* encoding in this process */
 	double		form_s;			/* new tuples from old ones and results */

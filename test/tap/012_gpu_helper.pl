@@ -93,7 +93,7 @@ my ($stdout, $stderr);
 $node->psql('postgres', "SELECT gsst.compress_table('l0', retrain => true)",
 	stdout => \$stdout, stderr => \$stderr);
 like($stderr,
-	qr/DETAIL:  \d+ batches encoded by the gsst worker, 0 in this backend, in \d+\.\d{3} s: scan \d+\.\d{3} s, hand-off \d+\.\d{3} s, wait for the worker \d+\.\d{3} s, encode here \d+\.\d{3} s, form tuples \d+\.\d{3} s, write \d+\.\d{3} s, swap and reindex \d+\.\d{3} s\./,
+	qr/DETAIL:  \d+ batches encoded by the gsst worker, 0 in this backend, in \d+\.\d{3} s: scan \d+\.\d{3} s, hand-off \d+\.\d{3} s, wait for the worker \d+\.\d{3} s, tiles to values \d+\.\d{3} s, encode here \d+\.\d{3} s, form tuples \d+\.\d{3} s, write \d+\.\d{3} s, swap and reindex \d+\.\d{3} s\./,
 	'compress_table reports the time of each stage');
 is(gsst_mismatches($node, 'l0'), '0', 'stored bytes equal per-row encoding after a retrain');
 
