@@ -10,6 +10,10 @@
  *
  * For the tests of a slow start (a CUDA context can take seconds to open),
  * GSST_GPU_CPU_INIT_DELAY_MS in the environment makes init wait that long.
+ * For the tests of an answer that is a valid tile of other values, as a
+ * faulty device could give, GSST_GPU_CPU_SHIFT_BYTE=1 encodes each batch
+ * of 600 values or more with one byte moved from its middle value to the
+ * value before.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -165,12 +169,35 @@ load_or_train(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 	}
 }
 
+/*
+ * GSST_GPU_CPU_SHIFT_BYTE: a copy of the offsets with the middle value's
+ * first byte given to the value before, or NULL (not asked, too few values,
+ * or the middle value is empty).
+ */
+static uint64_t *
+shift_byte_offsets(const uint64_t *offsets, size_t n)
+{
+	const char *shift = getenv("GSST_GPU_CPU_SHIFT_BYTE");
+	uint64_t   *copy;
+
+	if (shift == NULL || strcmp(shift, "1") != 0 || n < 600 ||
+		offsets[n / 2 + 1] == offsets[n / 2])
+		return NULL;
+	copy = malloc(sizeof(uint64_t) * (n + 1));
+	if (copy == NULL)
+		return NULL;
+	memcpy(copy, offsets, sizeof(uint64_t) * (n + 1));
+	copy[n / 2]++;
+	return copy;
+}
+
 GG_EXPORT int
 gsst_gpu_encode(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 				const uint8_t *data, const uint64_t *offsets, size_t n,
 				uint8_t *tile, size_t tile_cap, size_t *tile_len)
 {
 	gsst_table	table;
+	uint64_t   *shifted;
 	int			rc;
 
 	if (ctx == NULL || (n > 0 && (data == NULL || offsets == NULL)) || tile == NULL ||
@@ -180,9 +207,12 @@ gsst_gpu_encode(gsst_gpu *ctx, const uint8_t *table_bytes, size_t table_len,
 	if (rc != GSST_GPU_OK)
 		return rc;
 	gsst_encoder_init(&ctx->encoder, &table);
-	rc = gsst_tile_encode_version(&ctx->encoder, data, offsets, n, ctx->config.split_bytes,
+	shifted = shift_byte_offsets(offsets, n);
+	rc = gsst_tile_encode_version(&ctx->encoder, data, shifted ? shifted : offsets, n,
+								  ctx->config.split_bytes,
 								  (ctx->config.flags & GSST_GPU_FLAG_TILE_V1) ? 1 : GSST_TILE_VERSION,
 								  tile, tile_cap, tile_len);
+	free(shifted);
 	if (rc != GSST_OK)
 		return fail(ctx, rc == GSST_ERR_SPACE ? GSST_GPU_ERR_SPACE : GSST_GPU_ERR_CODEC,
 					gsst_strerror(rc));

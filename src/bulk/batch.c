@@ -182,8 +182,9 @@ gsst_batch_raw_bytes(const GsstBatch *batch)
 
 /*
  * Turn the worker's tile for a column into one datum per value, by the
- * rule gsst_datum_encode_into follows.  Returns false, with no results, when the
- * tile does not belong to the column's values and table.
+ * rule gsst_datum_encode_into follows.  Returns false when the tile does
+ * not belong to the column's values and table; the results it made by then
+ * are the caller's to overwrite (gsst_batch_finish encodes the batch here).
  */
 static bool
 results_from_tile(GsstBatchColumn *col, GsstArena *results_arena,
@@ -205,17 +206,6 @@ results_from_tile(GsstBatchColumn *col, GsstArena *results_arena,
 	table_len = gsst_table_serialize(&t.table, table_bytes, sizeof(table_bytes));
 	if (table_len != col->table_len || memcmp(table_bytes, col->table_bytes, table_len) != 0)
 		return false;
-	/* the index a window at a time: one walk, not a lookup per value */
-	for (int first = 0; first < col->nvalues; first += RESULT_WINDOW)
-	{
-		int			count = Min(RESULT_WINDOW, col->nvalues - first);
-
-		if (gsst_tile_offsets(&t, first, count, comp, raw) != GSST_OK)
-			return false;
-		for (int j = 0; j <= count; j++)
-			if (raw[j] != col->offsets[first + j])
-				return false;
-	}
 
 	/* datums are never longer than their text plus the varlena header */
 	arena = gsst_arena_alloc(results_arena,
@@ -228,9 +218,17 @@ results_from_tile(GsstBatchColumn *col, GsstArena *results_arena,
 		struct varlena *v = (struct varlena *) (arena + arena_at);
 		struct varlena *text_compressed = NULL;
 
-		if (i % RESULT_WINDOW == 0 &&
-			gsst_tile_offsets(&t, i, Min(RESULT_WINDOW, col->nvalues - i), comp, raw) != GSST_OK)
-			return false;
+		/* the index a window at a time, each value's text checked as it goes */
+		if (i % RESULT_WINDOW == 0)
+		{
+			int			count = Min(RESULT_WINDOW, col->nvalues - i);
+
+			if (gsst_tile_offsets(&t, i, count, comp, raw) != GSST_OK)
+				return false;
+			for (int j = 0; j <= count; j++)
+				if (raw[j] != col->offsets[i + j])
+					return false;
+		}
 		c0 = comp[i % RESULT_WINDOW];
 		clen = comp[i % RESULT_WINDOW + 1] - c0;
 

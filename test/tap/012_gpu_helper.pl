@@ -1,9 +1,11 @@
 # The GPU helper process, with the CPU build of the GPU library
 # (gsst_gpu_cpu.so), so that it runs without a GPU: killed (-9) mid-batch,
-# killed while idle, and hung.  Each time the batch is encoded on the CPU
+# killed while idle, and hung: each time the batch is encoded on the CPU
 # with the same bytes, no other session notices (the postmaster never
 # restarts: the helper holds none of its shared memory), worker_status
-# counts the failure, and a new helper comes back.
+# counts the failure, and a new helper comes back.  And a helper that
+# answers with a valid tile of other values (the library told to move a
+# byte): the backend encodes the batch itself.
 use strict;
 use warnings;
 use utf8;
@@ -205,6 +207,31 @@ is(status("reason IS NULL"), 't', 'with no reason left');
 is(status('helper_failures'), '0', 'and no helper was killed for being slow to open');
 $log = slurp_file($node->logfile);
 unlike($log, qr/LOG:  gsst: the GPU helper is starting/, 'a passing state is not logged');
+$node->stop;
+
+#
+# 6. The helper answers with a valid tile of other values (one byte moved
+#    between two values in the middle of the batch, where the backend has
+#    made results of the values before): the backend notices, says so and
+#    encodes the batch itself.
+#
+{
+	local $ENV{GSST_GPU_CPU_SHIFT_BYTE} = '1';
+	$node->start;
+}
+ok($node->poll_query_until('postgres', "SELECT mode = 'gpu' FROM gsst.worker_status"),
+	'the helper is up');
+my $errors = status('errors');
+$node->psql('postgres', "SELECT gsst.compress_table('l1', retrain => true, workers => 0)",
+	stdout => \$stdout, stderr => \$stderr);
+like($stderr,
+	qr/WARNING:  gsst worker returned a batch that does not match the request; encoding it in this backend/,
+	'a tile of other values is refused');
+like($stderr, qr/DETAIL:  0 batches encoded by the gsst worker, [1-9]\d* in this backend/,
+	'and its batch encoded in the backend');
+cmp_ok(status('errors'), '>', $errors, 'worker_status counts the bad answer');
+is(gsst_table_md5($node, 'l1'), $md5, 'rows are intact');
+is(gsst_mismatches($node, 'l1'), '0', 'stored bytes equal per-row encoding');
 $node->stop;
 
 done_testing();
