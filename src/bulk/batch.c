@@ -10,6 +10,7 @@
 #include "utils/memutils.h"
 
 #include "worker/request.h"
+#include "worker/worker.h"
 
 /*
  * A column's current table, copied so no cache flush can pull it away;
@@ -72,13 +73,67 @@ gsst_batch_create(MemoryContext parent, int ncolumns)
 	return batch;
 }
 
+/*
+ * Gather the text of a batch of one column straight into a slice of the
+ * batch region while the worker can take it, so that handing the batch to
+ * the worker copies nothing.
+ */
+void
+gsst_batch_gather_in_region(GsstBatch *batch)
+{
+	if (batch->ncolumns == 1)
+		batch->columns[0].gather = true;
+}
+
+/* The column's text back in its own buffer, of at least need bytes. */
+static void
+use_local_data(GsstBatchColumn *col, Size need)
+{
+	if (col->local_cap < need)
+	{
+		Size		cap = col->local_cap;
+
+		while (cap < need)
+			cap *= 2;
+		col->local_data = repalloc_huge(col->local_data, cap);
+		col->local_cap = cap;
+	}
+	if (col->slice != NULL)
+	{
+		memcpy(col->local_data, col->data, col->len);
+		col->slice = NULL;
+	}
+	col->data = col->local_data;
+	col->data_cap = col->local_cap;
+}
+
+/*
+ * Give up the batch's request and the slices its columns gather in: their
+ * text is not read again until the next values.
+ */
+static void
+release_requests(GsstBatch *batch)
+{
+	for (int c = 0; c < batch->ncolumns; c++)
+	{
+		GsstBatchColumn *col = &batch->columns[c];
+
+		if (col->slice != NULL && col->slice != batch->request)
+			gsst_request_release(col->slice);
+		col->slice = NULL;
+		col->data = col->local_data;
+		col->data_cap = col->local_cap;
+	}
+	if (batch->request != NULL)
+		gsst_request_release(batch->request);
+	batch->request = NULL;
+}
+
 /* Empty a batch for new values; it keeps its memory and its tables. */
 void
 gsst_batch_reset(GsstBatch *batch)
 {
-	if (batch->request != NULL)
-		gsst_request_release(batch->request);
-	batch->request = NULL;
+	release_requests(batch);
 	batch->nparts = 0;
 	batch->finished = false;
 	batch->used_worker = false;
@@ -133,8 +188,10 @@ gsst_batch_set_table(GsstBatchColumn *col, int32 family, uint32 table_id,
 	{
 		col->capacity = 1024;
 		col->offsets = MemoryContextAlloc(cxt, sizeof(uint64) * (col->capacity + 1));
-		col->data_cap = 64 * 1024;
-		col->data = MemoryContextAllocHuge(cxt, col->data_cap);
+		col->local_cap = 64 * 1024;
+		col->local_data = MemoryContextAllocHuge(cxt, col->local_cap);
+		col->data = col->local_data;
+		col->data_cap = col->local_cap;
 	}
 	col->offsets[0] = 0;
 	col->len = 0;
@@ -142,23 +199,45 @@ gsst_batch_set_table(GsstBatchColumn *col, int32 family, uint32 table_id,
 	gsst_batch_use_table(col, table_id, encoder, cxt);
 }
 
+/*
+ * A slice for the column's text, where the worker can take it: room for a
+ * batch of gsst.batch_bytes and the value that crosses that line, and for
+ * values of 128 bytes on average.  A batch that outgrows it goes on in the
+ * column's own buffer, as every batch does without a slice.
+ */
+static void
+gather_in_slice(GsstBatchColumn *col)
+{
+	Size		cap = (Size) gsst_batch_bytes + (Size) gsst_batch_bytes / 16;
+	int			max_values = (int) Min(Max(cap / 128, 1024), GSST_BATCH_MAX_ROWS);
+
+	col->slice = gsst_request_reserve(cap, max_values);
+	if (col->slice != NULL)
+	{
+		col->data = gsst_request_data(col->slice, &col->data_cap);
+		col->slice_values = max_values;
+	}
+}
+
 /* Append a value; returns its index in the column. */
 int
 gsst_batch_add(GsstBatchColumn *col, const char *data, Size len)
 {
+	if (col->nvalues == 0 && col->gather && col->slice == NULL && col->table_id != 0)
+		gather_in_slice(col);
 	if (col->nvalues == col->capacity)
 	{
 		col->capacity *= 2;
 		col->offsets = repalloc_huge(col->offsets, sizeof(uint64) * (col->capacity + 1));
 	}
-	if (col->len + len > col->data_cap)
+	if (col->len + len > col->data_cap ||
+		(col->slice != NULL && col->nvalues >= col->slice_values))
 	{
-		Size		cap = col->data_cap;
+		GsstRequest *slice = col->slice;
 
-		while (cap < col->len + len)
-			cap *= 2;
-		col->data = repalloc_huge(col->data, cap);
-		col->data_cap = cap;
+		use_local_data(col, col->len + len);
+		if (slice != NULL)
+			gsst_request_release(slice);
 	}
 	memcpy(col->data + col->len, data, len);
 	col->len += len;
@@ -284,7 +363,16 @@ gsst_batch_submit(GsstBatch *batch)
 		nparts++;
 	}
 	batch->nparts = nparts;
-	batch->request = gsst_request_submit(parts, nparts);
+	/* text gathered in a slice goes as it lies, or stays there to encode here */
+	if (nparts == 1 && batch->columns[batch->request_column[0]].slice != NULL)
+	{
+		GsstRequest *slice = batch->columns[batch->request_column[0]].slice;
+
+		if (gsst_request_submit_reserved(slice, &parts[0]))
+			batch->request = slice;
+	}
+	else
+		batch->request = gsst_request_submit(parts, nparts);
 	pfree(parts);
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_ACCUM_DIFF(batch->times.handoff, end, start);
@@ -325,8 +413,6 @@ results_from_worker(GsstBatch *batch)
 			gsst_request_count_fallback(true);
 		}
 	}
-	gsst_request_release(req);
-	batch->request = NULL;
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_ACCUM_DIFF(batch->times.results, end, answered);
 	return ok;
@@ -405,6 +491,8 @@ gsst_batch_finish(GsstBatch *batch)
 	}
 	INSTR_TIME_SET_CURRENT(end);
 	INSTR_TIME_ACCUM_DIFF(batch->times.encode, end, start);
+	/* the results hold their own bytes: the text and the tiles may go */
+	release_requests(batch);
 	batch->finished = true;
 	MemoryContextSwitchTo(old);
 }
@@ -412,8 +500,7 @@ gsst_batch_finish(GsstBatch *batch)
 void
 gsst_batch_free(GsstBatch *batch)
 {
-	if (batch->request != NULL)
-		gsst_request_release(batch->request);
+	release_requests(batch);
 	MemoryContextDelete(batch->cxt);
 }
 

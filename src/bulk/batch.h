@@ -30,6 +30,8 @@ typedef struct GsstColumn
 	gsst_encoder *encoder;		/* a copy, in the operation's context */
 } GsstColumn;
 
+typedef struct GsstRequest GsstRequest;
+
 /*
  * The values of one gsst column in a batch, and the table they are
  * encoded with.  The values lie back to back in data; value i is
@@ -46,9 +48,14 @@ typedef struct GsstBatchColumn
 	int			table_len;
 	int			nvalues;
 	int			capacity;		/* entries of offsets, less one */
-	char	   *data;
+	char	   *data;			/* local_data, or the text area of slice */
 	Size		len;			/* bytes in data */
 	Size		data_cap;
+	char	   *local_data;		/* this process's buffer for the text */
+	Size		local_cap;
+	bool		gather;			/* gather the text in a slice of the batch region */
+	GsstRequest *slice;			/* the request whose slice data is in, or NULL */
+	int			slice_values;	/* values the slice takes */
 	uint64	   *offsets;		/* nvalues + 1 entries */
 	struct varlena **results;
 	int			results_cap;	/* entries of results */
@@ -63,8 +70,6 @@ typedef struct GsstBatchTimes
 	instr_time	wait;			/* waiting for the worker */
 	instr_time	encode;			/* encoding in this backend */
 } GsstBatchTimes;
-
-typedef struct GsstRequest GsstRequest;
 
 /*
  * A batch: some gsst columns' values, encoded in one request.  A batch can
@@ -88,6 +93,7 @@ extern void gsst_column_resolve(GsstColumn *gc, MemoryContext cxt);
 extern bool gsst_value_encoded_with(Datum d, uint32 table_id);
 
 extern GsstBatch *gsst_batch_create(MemoryContext parent, int ncolumns);
+extern void gsst_batch_gather_in_region(GsstBatch *batch);
 extern void gsst_batch_set_table(GsstBatchColumn *col, int32 family,
 								 uint32 table_id, const gsst_encoder *encoder,
 								 MemoryContext cxt);

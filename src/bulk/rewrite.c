@@ -117,6 +117,7 @@ empty_batch(GsstRewriteProducer *p, RewriteBatch *reuse, MemoryContext parent)
 	else
 	{
 		encode = gsst_batch_create(parent, p->ncolumns);
+		gsst_batch_gather_in_region(encode);
 		batch = MemoryContextAllocZero(encode->cxt, sizeof(RewriteBatch));
 		batch->encode = encode;
 		batch->capacity = 1024;

@@ -5,6 +5,8 @@
  * takes a free slot together with a slice of the batch region
  * (batch_region.h) that no other slot holds (FILLING), lays its request
  * out in the slice, marks the slot SUBMITTED and sets the worker's latch.
+ * A rewrite reserves its slice before it reads a batch and gathers the
+ * text straight into it, so that handing the batch over copies nothing.
  * The worker marks the slot RUNNING, has the request's tiles written into
  * the slice, and marks the slot DONE or FAILED, then sets the backend's
  * latch.  The backend waits with a timeout, handling interrupts, reads the
@@ -17,7 +19,8 @@
  *	  slot becomes ABANDONED, and the worker frees it, slice and all, when
  *	  it is done with it;
  *	- a backend that times out gives the slot up the same way and encodes
- *	  the batch itself;
+ *	  the batch itself; one whose text lies in the slice keeps the slot
+ *	  until it has encoded that text, and gives it up then;
  *	- a worker that exits fails every slot it has not answered, so waiting
  *	  backends fall back at once; the postmaster starts it again;
  *	- results are used only when the slot says DONE; a tile that does not
@@ -46,6 +49,9 @@ struct GsstRequest
 	Size		len;
 	ResourceOwner owner;		/* releases it on error */
 	TimestampTz submitted;
+	bool		reserved;		/* the caller gathers a part's text in the slice */
+	Size		data_cap;		/* reserved: bytes of text the slice takes */
+	int			max_values;		/* reserved: values it takes */
 	GsstRequest *next;			/* this backend's requests */
 };
 
@@ -90,6 +96,24 @@ give_up_slot(GsstRequest *req)
 	}
 	LWLockRelease(gsst_worker_shared->lock);
 	req->slot = -1;
+}
+
+/*
+ * Stop waiting for a reserved request but keep its slice, whose text the
+ * backend encodes next: a slot the worker has not taken is ours again
+ * (FILLING); one it runs stays RUNNING, the helper only reading the text,
+ * until the release gives it up.
+ */
+static void
+take_back_reserved(GsstRequest *req)
+{
+	RequestSlot *slot = &gsst_worker_shared->slots[req->slot];
+
+	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
+	if (slot->request_id == req->request_id && slot->backend_pid == MyProcPid &&
+		slot->state == SLOT_SUBMITTED)
+		slot->state = SLOT_FILLING;
+	LWLockRelease(gsst_worker_shared->lock);
 }
 
 /* Let the request go: its slot and slice are no longer ours. */
@@ -187,42 +211,27 @@ find_slice(Size size, Size region_size)
 }
 
 /*
- * Hand parts (each a column's values and table) to the worker.  Returns
- * NULL when the worker cannot take them now (none running, no GPU, no free
- * slot, no room in the batch region): then the caller encodes on the CPU.
- * Never waits.
+ * A free slot and a slice of size bytes for this backend, FILLING (ours
+ * alone: the worker does not look at it), or NULL when the worker cannot
+ * take a request now (none running, no GPU, no free slot, no room in the
+ * batch region).  Never waits.
  */
-GsstRequest *
-gsst_request_submit(const GsstRequestPart *parts, int nparts)
+static GsstRequest *
+take_slot(Size size)
 {
-	Size		size;
 	Size		region_size = gsst_batch_region_size();
 	char	   *region;
-	RequestHeader *hdr;
-	char	   *base;
-	uint64		at;
 	int64		slice = -1;
 	GsstRequest *req;
 	RequestSlot *slot;
 	int			slotno = -1;
 
-	if (!gsst_gpu_enabled || gsst_worker_shared == NULL || nparts == 0 || region_size == 0)
+	if (!gsst_gpu_enabled || gsst_worker_shared == NULL || region_size == 0)
 		return NULL;
 	/* unlocked peek; the decision is made again under the lock */
 	if (gsst_worker_shared->worker_pid == 0 || !gsst_worker_shared->accepting)
 		return NULL;
-
-	/* lay the request out */
-	at = align16(offsetof(RequestHeader, parts) + sizeof(RequestPart) * nparts);
-	for (int p = 0; p < nparts; p++)
-	{
-		at = align16(at + parts[p].table_len);
-		at = align16(at + sizeof(uint64) * (parts[p].nvalues + 1));
-		at = align16(at + parts[p].len);
-		at = align16(at + gsst_tile_bound(parts[p].nvalues, parts[p].len,
-										  GSST_DEFAULT_SPLIT_BYTES));
-	}
-	size = TYPEALIGN(GSST_REGION_ALIGN, at);
+	size = TYPEALIGN(GSST_REGION_ALIGN, size);
 	if (size > region_size || (region = gsst_batch_region_map()) == NULL)
 		return NULL;
 
@@ -266,54 +275,192 @@ gsst_request_submit(const GsstRequestPart *parts, int nparts)
 		pfree(req);
 		return NULL;
 	}
-	req->nparts = nparts;
 	req->base = region + slice;
 	req->len = size;
 	req->owner = CurrentResourceOwner;
 	req->next = requests;
 	requests = req;
+	return req;
+}
 
-	base = req->base;
-	hdr = (RequestHeader *) base;
+/* Bytes a part takes after its text: table, offsets and tile. */
+static uint64
+part_tail_bytes(Size table_len, int nvalues, Size len)
+{
+	uint64		at = align16(table_len);
+
+	at = align16(at + sizeof(uint64) * (nvalues + 1));
+	return align16(at + gsst_tile_bound(nvalues, len, GSST_DEFAULT_SPLIT_BYTES));
+}
+
+/* Where the text of a one-part request starts in its slice. */
+static uint64
+one_part_data_at(void)
+{
+	return align16(offsetof(RequestHeader, parts) + sizeof(RequestPart));
+}
+
+/*
+ * Lay a part out in the request's slice at at, its text at data_at (where
+ * it is copied unless it already lies there); returns where the part
+ * ends.
+ */
+static uint64
+lay_out_part(GsstRequest *req, int p, const GsstRequestPart *in, uint64 data_at, uint64 at)
+{
+	char	   *base = req->base;
+	RequestPart *part = &((RequestHeader *) base)->parts[p];
+
+	memset(part, 0, sizeof(RequestPart));
+	part->column = p;
+	part->nvalues = in->nvalues;
+	part->raw_bytes = in->len;
+	part->data_off = data_at;
+	if (in->data != base + data_at)
+		memcpy(base + data_at, in->data, in->len);
+	part->table_off = at;
+	part->table_len = in->table_len;
+	memcpy(base + at, in->table, in->table_len);
+	at = align16(at + in->table_len);
+	part->offsets_off = at;
+	memcpy(base + at, in->offsets, sizeof(uint64) * (in->nvalues + 1));
+	at = align16(at + sizeof(uint64) * (in->nvalues + 1));
+	part->tile_off = at;
+	part->tile_cap = gsst_tile_bound(in->nvalues, in->len, GSST_DEFAULT_SPLIT_BYTES);
+	return align16(at + part->tile_cap);
+}
+
+/* Fill in the header; the slot stays FILLING until submit_slot. */
+static void
+write_header(GsstRequest *req, int nparts)
+{
+	RequestHeader *hdr = (RequestHeader *) req->base;
+
 	memset(hdr, 0, offsetof(RequestHeader, parts));
 	hdr->magic = GSST_REQUEST_MAGIC;
 	hdr->nparts = nparts;
 	hdr->request_id = req->request_id;
 	hdr->status = -1;
-	at = align16(offsetof(RequestHeader, parts) + sizeof(RequestPart) * nparts);
-	for (int p = 0; p < nparts; p++)
-	{
-		const GsstRequestPart *in = &parts[p];
-		RequestPart *part = &hdr->parts[p];
+	req->nparts = nparts;
+}
 
-		memset(part, 0, sizeof(RequestPart));
-		part->column = p;
-		part->nvalues = in->nvalues;
-		part->raw_bytes = in->len;
-		part->table_off = at;
-		part->table_len = in->table_len;
-		memcpy(base + at, in->table, in->table_len);
-		at = align16(at + in->table_len);
-		part->offsets_off = at;
-		memcpy(base + at, in->offsets, sizeof(uint64) * (in->nvalues + 1));
-		at = align16(at + sizeof(uint64) * (in->nvalues + 1));
-		part->data_off = at;
-		memcpy(base + at, in->data, in->len);
-		at = align16(at + in->len);
-		part->tile_off = at;
-		part->tile_cap = gsst_tile_bound(in->nvalues, in->len, GSST_DEFAULT_SPLIT_BYTES);
-		at = align16(at + part->tile_cap);
-	}
+/*
+ * Hand the laid out request to the worker; false (the slot still FILLING,
+ * still ours) when the worker stopped taking requests meanwhile.
+ */
+static bool
+submit_slot(GsstRequest *req)
+{
+	bool		accepting;
 
 	/* the slot stays ours while FILLING: neither the worker nor others touch it */
 	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
-	pg_write_barrier();
-	gsst_worker_shared->slots[req->slot].state = SLOT_SUBMITTED;
+	accepting = gsst_worker_shared->worker_pid != 0 && gsst_worker_shared->accepting;
+	if (accepting)
+	{
+		pg_write_barrier();
+		gsst_worker_shared->slots[req->slot].state = SLOT_SUBMITTED;
+	}
 	LWLockRelease(gsst_worker_shared->lock);
+	if (!accepting)
+		return false;
 	req->submitted = GetCurrentTimestamp();
 	wake_worker();
+	return true;
+}
+
+/*
+ * Hand parts (each a column's values and table) to the worker.  Returns
+ * NULL when the worker cannot take them now (none running, no GPU, no free
+ * slot, no room in the batch region): then the caller encodes on the CPU.
+ * Never waits.
+ */
+GsstRequest *
+gsst_request_submit(const GsstRequestPart *parts, int nparts)
+{
+	uint64		at;
+	uint64		data_at;
+	GsstRequest *req;
+
+	if (nparts == 0)
+		return NULL;
+	/* each part's text, then its table, offsets and tile */
+	at = align16(offsetof(RequestHeader, parts) + sizeof(RequestPart) * nparts);
+	for (int p = 0; p < nparts; p++)
+		at = align16(at + parts[p].len) +
+			part_tail_bytes(parts[p].table_len, parts[p].nvalues, parts[p].len);
+	req = take_slot(at);
+	if (req == NULL)
+		return NULL;
+
+	write_header(req, nparts);
+	at = align16(offsetof(RequestHeader, parts) + sizeof(RequestPart) * nparts);
+	for (int p = 0; p < nparts; p++)
+	{
+		data_at = at;
+		at = lay_out_part(req, p, &parts[p], data_at, align16(data_at + parts[p].len));
+	}
+	if (!submit_slot(req))
+	{
+		gsst_request_release(req);
+		return NULL;
+	}
 	return req;
 }
+
+/*
+ * A slice for one part of up to data_cap bytes of text in up to
+ * max_values values, whose text the caller gathers straight into it
+ * (gsst_request_data) and hands over with gsst_request_submit_reserved:
+ * the text is then never copied.  The slice stays the caller's until it
+ * releases the request, whatever the worker does: gsst_request_wait
+ * keeps it when it gives up, so that the caller can encode the text where
+ * it lies.  NULL when the worker cannot take a request now.
+ */
+GsstRequest *
+gsst_request_reserve(Size data_cap, int max_values)
+{
+	GsstRequest *req;
+
+	req = take_slot(one_part_data_at() + align16(data_cap) +
+					part_tail_bytes(GSST_TABLE_MAX_BYTES, max_values, data_cap));
+	if (req == NULL)
+		return NULL;
+	req->reserved = true;
+	req->data_cap = data_cap;
+	req->max_values = max_values;
+	return req;
+}
+
+/* Where a reserved request's text goes, and how many bytes fit. */
+char *
+gsst_request_data(GsstRequest *req, Size *cap)
+{
+	Assert(req->reserved);
+	*cap = req->data_cap;
+	return req->base + one_part_data_at();
+}
+
+/*
+ * Hand a reserved request to the worker, its one part's text already in
+ * the slice.  False when the part does not fit what was reserved or the
+ * worker stopped taking requests: the slice is still the caller's.
+ */
+bool
+gsst_request_submit_reserved(GsstRequest *req, const GsstRequestPart *part)
+{
+	uint64		data_at = one_part_data_at();
+
+	Assert(req->reserved && req->slot >= 0);
+	if (part->data != req->base + data_at || part->len > req->data_cap ||
+		part->nvalues > req->max_values || part->table_len > GSST_TABLE_MAX_BYTES)
+		return false;
+	write_header(req, 1);
+	if (lay_out_part(req, 0, part, data_at, data_at + align16(part->len)) > req->len)
+		elog(ERROR, "gsst: a batch overran its reserved slice");
+	return submit_slot(req);
+}
+
 
 /*
  * Requests a submitted one may wait behind before its backend encodes it
@@ -382,12 +529,21 @@ gsst_request_wait(GsstRequest *req)
 		/* DONE and FAILED slots stay ours, slice and all, until released */
 		else if (state == SLOT_SUBMITTED && queue_too_long(req->request_id))
 		{
-			/* the worker never saw it */
-			slot->state = SLOT_FREE;
-			req->slot = -1;
+			/* the worker never saw it; a reserved slice stays ours */
+			if (req->reserved)
+				slot->state = SLOT_FILLING;
+			else
+			{
+				slot->state = SLOT_FREE;
+				req->slot = -1;
+			}
 			withdrawn = true;
 		}
 		LWLockRelease(gsst_worker_shared->lock);
+		if (!ours && req->reserved)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("gsst: another process took the batch region slice of a request")));
 		if (withdrawn)
 			return false;
 		if (state == SLOT_DONE || state == SLOT_FAILED)
@@ -399,7 +555,10 @@ gsst_request_wait(GsstRequest *req)
 			ereport(DEBUG1,
 					(errmsg("gsst worker did not answer within %d ms; encoding the batch in this backend",
 							gsst_worker_timeout_ms)));
-			give_up_slot(req);
+			if (req->reserved)
+				take_back_reserved(req);
+			else
+				give_up_slot(req);
 			gsst_request_count_fallback(false);
 			return false;
 		}

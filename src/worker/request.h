@@ -25,6 +25,9 @@ typedef struct GsstRequestPart
 typedef struct GsstRequest GsstRequest;
 
 extern GsstRequest *gsst_request_submit(const GsstRequestPart *parts, int nparts);
+extern GsstRequest *gsst_request_reserve(Size data_cap, int max_values);
+extern char *gsst_request_data(GsstRequest *req, Size *cap);
+extern bool gsst_request_submit_reserved(GsstRequest *req, const GsstRequestPart *part);
 extern bool gsst_request_wait(GsstRequest *req);
 extern const uint8 *gsst_request_tile(GsstRequest *req, int part, Size *len);
 extern void gsst_request_release(GsstRequest *req);

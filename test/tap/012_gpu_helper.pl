@@ -5,7 +5,9 @@
 # restarts: the helper holds none of its shared memory), worker_status
 # counts the failure, and a new helper comes back.  And a helper that
 # answers with a valid tile of other values (the library told to move a
-# byte): the backend encodes the batch itself.
+# byte): the backend encodes the batch itself.  And a rewrite that stops
+# waiting before the worker does encodes the text where it lies, in the
+# batch region.
 use strict;
 use warnings;
 use utf8;
@@ -175,6 +177,34 @@ like($log, qr/GPU helper \(pid $helper_pid\) did not answer within 1000 ms and w
 	'the server log says the helper hung');
 ok(gone($helper_pid), 'the hung helper is gone');
 ok(helper_back($helper_pid, 4), 'a new helper comes back');
+
+#
+# 3b. The backend stops waiting first (its gsst.worker_timeout shorter than
+#     the worker's): a rewrite, whose text lies in the batch region for the
+#     helper to read, encodes the batch from there while the hung helper
+#     still holds it, and the slice is freed once the helper is done.
+#
+set_conf("gsst.worker_timeout = '60s'");
+$helper_pid = status('helper_pid');
+$node->safe_psql('postgres', q{
+	CREATE TABLE l4 (id int PRIMARY KEY, c text);
+	INSERT INTO l4 SELECT * FROM src;
+	ALTER TABLE l4 ALTER COLUMN c SET COMPRESSION gsst;
+});
+kill 'STOP', $helper_pid;
+$node->psql('postgres',
+	"SET gsst.worker_timeout = '1s'; SELECT gsst.compress_table('l4', workers => 0)",
+	stdout => \$stdout, stderr => \$stderr);
+like($stderr, qr/DETAIL:  0 batches encoded by the gsst worker, [1-9]\d* in this backend/,
+	'a rewrite that stops waiting encodes its batch itself');
+is(gsst_table_md5($node, 'l4'), $md5, 'rows are intact');
+is(gsst_mismatches($node, 'l4'), '0', 'stored bytes equal per-row encoding');
+cmp_ok(status('in_flight'), '>', 0, 'the hung helper still holds the batch');
+kill 'CONT', $helper_pid;
+ok($node->poll_query_until('postgres', 'SELECT in_flight = 0 FROM gsst.worker_status'),
+	'its slot is freed once the helper is done');
+is(status('helper_pid'), $helper_pid, 'the same helper goes on');
+set_conf("gsst.worker_timeout = '1s'");
 
 #
 # 4. Stopping the server stops the helper with it.
