@@ -74,6 +74,13 @@ wake_worker(void)
 		SetLatch(&ProcGlobal->allProcs[procno].procLatch);
 }
 
+/* Whether the slot still holds this backend's request (caller holds the lock). */
+static inline bool
+slot_is_ours(const RequestSlot *slot, const GsstRequest *req)
+{
+	return slot->request_id == req->request_id && slot->backend_pid == MyProcPid;
+}
+
 /* Give the slot up (the answer is read, or we stop waiting). */
 static void
 give_up_slot(GsstRequest *req)
@@ -84,7 +91,7 @@ give_up_slot(GsstRequest *req)
 		return;
 	slot = &gsst_worker_shared->slots[req->slot];
 	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
-	if (slot->request_id == req->request_id && slot->backend_pid == MyProcPid)
+	if (slot_is_ours(slot, req))
 	{
 		if (slot->state == SLOT_RUNNING)
 		{
@@ -110,8 +117,7 @@ take_back_reserved(GsstRequest *req)
 	RequestSlot *slot = &gsst_worker_shared->slots[req->slot];
 
 	LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
-	if (slot->request_id == req->request_id && slot->backend_pid == MyProcPid &&
-		slot->state == SLOT_SUBMITTED)
+	if (slot_is_ours(slot, req) && slot->state == SLOT_SUBMITTED)
 		slot->state = SLOT_FILLING;
 	LWLockRelease(gsst_worker_shared->lock);
 }
@@ -519,7 +525,7 @@ gsst_request_wait(GsstRequest *req)
 		bool		withdrawn = false;
 
 		LWLockAcquire(gsst_worker_shared->lock, LW_EXCLUSIVE);
-		ours = slot->request_id == req->request_id && slot->backend_pid == MyProcPid;
+		ours = slot_is_ours(slot, req);
 		if (!ours)
 			state = SLOT_FAILED;	/* cannot happen; do not trust the slot */
 		else
