@@ -459,11 +459,12 @@ gsst_request_submit_reserved(GsstRequest *req, const GsstRequestPart *part)
 
 	Assert(req->reserved && req->slot >= 0);
 	if (part->data != req->base + data_at || part->len > req->data_cap ||
-		part->nvalues > req->max_values || part->table_len > GSST_TABLE_MAX_BYTES)
+		part->nvalues > req->max_values || part->table_len > GSST_TABLE_MAX_BYTES ||
+		data_at + align16(part->len) +
+		part_tail_bytes(part->table_len, part->nvalues, part->len) > req->len)
 		return false;
 	write_header(req, 1);
-	if (lay_out_part(req, 0, part, data_at, data_at + align16(part->len)) > req->len)
-		elog(ERROR, "gsst: a batch overran its reserved slice");
+	(void) lay_out_part(req, 0, part, data_at, data_at + align16(part->len));
 	return submit_slot(req);
 }
 
