@@ -65,7 +65,7 @@ typedef struct GsstBatchColumn
 /* Where a bulk path's time went, summed over its batches. */
 typedef struct GsstBatchTimes
 {
-	instr_time	handoff;		/* copying into shared memory */
+	instr_time	handoff;		/* handing to the worker (a copy unless gathered there) */
 	instr_time	results;		/* the worker's tiles back into datums */
 	instr_time	wait;			/* waiting for the worker */
 	instr_time	encode;			/* encoding in this backend */

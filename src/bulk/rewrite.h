@@ -25,7 +25,7 @@ typedef struct GsstRewriteCounts
 	int64		batches_on_worker;
 	int64		batches_here;
 	double		scan_s;			/* reading, visibility, gathering values */
-	double		handoff_s;		/* copying into shared memory */
+	double		handoff_s;		/* handing to the worker (a copy unless gathered there) */
 	double		results_s;		/* the worker's tiles back into datums */
 	double		wait_s;			/* waiting for the gsst worker */
 	double		encode_s;		/* encoding in this process */
