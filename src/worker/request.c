@@ -299,11 +299,11 @@ part_tail_bytes(Size table_len, int nvalues, Size len)
 	return align16(at + gsst_tile_bound(nvalues, len, GSST_DEFAULT_SPLIT_BYTES));
 }
 
-/* Where the text of a one-part request starts in its slice. */
+/* Where a request of nparts parts lays out its first part, after the header. */
 static uint64
-one_part_data_at(void)
+parts_start(int nparts)
 {
-	return align16(offsetof(RequestHeader, parts) + sizeof(RequestPart));
+	return align16(offsetof(RequestHeader, parts) + sizeof(RequestPart) * nparts);
 }
 
 /*
@@ -391,7 +391,7 @@ gsst_request_submit(const GsstRequestPart *parts, int nparts)
 	if (nparts == 0)
 		return NULL;
 	/* each part's text, then its table, offsets and tile */
-	at = align16(offsetof(RequestHeader, parts) + sizeof(RequestPart) * nparts);
+	at = parts_start(nparts);
 	for (int p = 0; p < nparts; p++)
 		at = align16(at + parts[p].len) +
 			part_tail_bytes(parts[p].table_len, parts[p].nvalues, parts[p].len);
@@ -400,7 +400,7 @@ gsst_request_submit(const GsstRequestPart *parts, int nparts)
 		return NULL;
 
 	write_header(req, nparts);
-	at = align16(offsetof(RequestHeader, parts) + sizeof(RequestPart) * nparts);
+	at = parts_start(nparts);
 	for (int p = 0; p < nparts; p++)
 	{
 		data_at = at;
@@ -428,7 +428,7 @@ gsst_request_reserve(Size data_cap, int max_values)
 {
 	GsstRequest *req;
 
-	req = take_slot(one_part_data_at() + align16(data_cap) +
+	req = take_slot(parts_start(1) + align16(data_cap) +
 					part_tail_bytes(GSST_TABLE_MAX_BYTES, max_values, data_cap));
 	if (req == NULL)
 		return NULL;
@@ -444,7 +444,7 @@ gsst_request_data(GsstRequest *req, Size *cap)
 {
 	Assert(req->reserved);
 	*cap = req->data_cap;
-	return req->base + one_part_data_at();
+	return req->base + parts_start(1);
 }
 
 /*
@@ -455,7 +455,7 @@ gsst_request_data(GsstRequest *req, Size *cap)
 bool
 gsst_request_submit_reserved(GsstRequest *req, const GsstRequestPart *part)
 {
-	uint64		data_at = one_part_data_at();
+	uint64		data_at = parts_start(1);
 
 	Assert(req->reserved && req->slot >= 0);
 	if (part->data != req->base + data_at || part->len > req->data_cap ||
@@ -467,7 +467,6 @@ gsst_request_submit_reserved(GsstRequest *req, const GsstRequestPart *part)
 	(void) lay_out_part(req, 0, part, data_at, data_at + align16(part->len));
 	return submit_slot(req);
 }
-
 
 /*
  * Requests a submitted one may wait behind before its backend encodes it
